@@ -1,0 +1,45 @@
+# Top-level Makefile: builds every chapter and runs the one test command, `make test`.
+#   make              build all chapters (make -j4 builds chapters in parallel)
+#   make test         build, then run the test suite (pytest; sets up a virtualenv if needed)
+#   make run          run every program at its default size
+#   make gpu-check    on a GPU machine: build, make test, compute-sanitizer, summary table
+#   make clean
+CHAPTERS := $(wildcard 0[0-9]_*)
+CUDA_PATH ?= $(patsubst %/bin/nvcc,%,$(shell command -v nvcc 2>/dev/null))
+
+.PHONY: all test run clean gpu-check $(CHAPTERS)
+
+all: $(CHAPTERS) tools/gpu_probe tests/unit/test_common
+
+$(CHAPTERS):
+	@$(MAKE) --no-print-directory -C $@ all
+
+# `make test CHAPTER=03_shared` (what a chapter's `make test` calls) builds and tests one chapter.
+test: $(if $(CHAPTER),$(CHAPTER),$(CHAPTERS)) tools/gpu_probe tests/unit/test_common
+	@tools/run_tests.sh $(if $(CHAPTER),--chapter=$(CHAPTER))
+
+run: all
+	@for d in $(CHAPTERS); do $(MAKE) --no-print-directory -C $$d run || exit 1; done
+
+gpu-check:
+	@tools/gpu_check.sh
+
+# Asks the CUDA runtime whether a usable GPU is here (exit 0) or why not (exit 77).
+tools/gpu_probe: tools/gpu_probe.cu
+	nvcc -std=c++17 -O2 -Werror all-warnings -o $@ $<
+
+# Host-side unit tests of common/ (no GPU needed).
+HAVE_OPENCV := $(shell pkg-config --exists opencv4 2>/dev/null && echo yes)
+UNIT_FLAGS := -std=c++17 -O1 -Wall -Wextra -Werror -Icommon -isystem $(CUDA_PATH)/include
+ifeq ($(HAVE_OPENCV),yes)
+  UNIT_FLAGS += $(patsubst -I%,-isystem %,$(shell pkg-config --cflags-only-I opencv4))
+  UNIT_LIBS := -lopencv_imgcodecs -lopencv_imgproc -lopencv_core
+else
+  UNIT_FLAGS += -DNO_OPENCV
+endif
+tests/unit/test_common: tests/unit/test_common.cpp $(wildcard common/*.h)
+	$(CXX) $(UNIT_FLAGS) -o $@ $< $(UNIT_LIBS)
+
+clean:
+	@for d in $(CHAPTERS); do $(MAKE) --no-print-directory -C $$d clean; done
+	rm -f tools/gpu_probe tests/unit/test_common

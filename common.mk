@@ -1,0 +1,75 @@
+# common.mk - toolchain, GPU architecture and build rules shared by every chapter.
+#
+# A chapter Makefile sets PROGRAMS (one .cu file each), IMAGE_PROGRAMS (the subset that needs
+# OpenCV) and any per-program extras as target-specific variables, then includes this file:
+#     PROGRAMS := vector_add sobel_edge
+#     IMAGE_PROGRAMS := sobel_edge
+#     matmul_tiled: LDLIBS += -lcublas
+#     include ../common.mk
+#
+# Architecture: the GPU in this machine (-arch=native) when there is one, otherwise a portable
+# set (SASS for sm_75 .. sm_90 plus PTX that newer GPUs JIT-compile). `make ARCH=sm_90` picks one.
+# `make DEBUG=1` adds -g and makes CHECK_LAUNCH() synchronize after every launch.
+
+COMMON_DIR := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))common)
+CUDA_PATH ?= $(patsubst %/bin/nvcc,%,$(shell command -v nvcc 2>/dev/null))
+NVCC ?= nvcc
+
+PORTABLE_ARCH := -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 \
+                 -gencode arch=compute_86,code=sm_86 -gencode arch=compute_89,code=sm_89 \
+                 -gencode arch=compute_90,code=[sm_90,compute_90]
+ifeq ($(strip $(ARCH)),)
+  HAVE_GPU := $(shell $(CUDA_PATH)/bin/__nvcc_device_query >/dev/null 2>&1 && echo yes)
+  ARCH_FLAGS := $(if $(HAVE_GPU),-arch=native,$(PORTABLE_ARCH))
+else
+  ARCH_FLAGS := -arch=$(ARCH)
+endif
+
+# Host warnings on; any nvcc warning is an error.
+NVCCFLAGS ?= -std=c++17 -O3 -lineinfo
+NVCCFLAGS += $(ARCH_FLAGS) -Werror all-warnings -Xcompiler -Wall,-Wextra -I$(COMMON_DIR)
+ifeq ($(DEBUG),1)
+  NVCCFLAGS += -g -DCUDA_DEBUG_SYNC
+endif
+
+# OpenCV through pkg-config; headers as system headers so their warnings are not ours.
+HAVE_OPENCV ?= $(shell pkg-config --exists opencv4 2>/dev/null && echo yes)
+OPENCV_CFLAGS ?= $(patsubst -I%,-isystem %,$(shell pkg-config --cflags-only-I opencv4 2>/dev/null))
+OPENCV_LIBS ?= -L$(shell pkg-config --variable=libdir opencv4 2>/dev/null) \
+               -lopencv_imgcodecs -lopencv_imgproc -lopencv_core
+
+BUILD := $(if $(HAVE_OPENCV),$(PROGRAMS),$(filter-out $(IMAGE_PROGRAMS),$(PROGRAMS)))
+COMMON_HEADERS := $(wildcard $(COMMON_DIR)/*.h $(COMMON_DIR)/*.cuh)
+
+.DEFAULT_GOAL := all
+.PHONY: all run test clean list opencv-notice
+
+all: $(BUILD) $(EXTRA_TARGETS) opencv-notice
+
+opencv-notice:
+ifneq ($(HAVE_OPENCV),yes)
+  ifneq ($(strip $(IMAGE_PROGRAMS)),)
+	@echo "notice: OpenCV not found (pkg-config opencv4); not building $(IMAGE_PROGRAMS) - install libopencv-dev (Debian/Ubuntu) to build them"
+  endif
+endif
+
+$(IMAGE_PROGRAMS): NVCCFLAGS += $(OPENCV_CFLAGS)
+$(IMAGE_PROGRAMS): LDLIBS += $(OPENCV_LIBS)
+
+%: %.cu $(COMMON_HEADERS)
+	$(NVCC) $(NVCCFLAGS) -o $@ $< $(LDLIBS)
+
+# Every program at its default (full) size; a skip (exit 77) is not a failure.
+run: all
+	@for p in $(BUILD); do echo "== $$p"; ./$$p; rc=$$?; \
+	  if [ $$rc -ne 0 ] && [ $$rc -ne 77 ]; then echo "$$p exited $$rc"; exit 1; fi; done
+
+# This chapter's part of the test suite (the top-level `make test` runs all of it).
+test: all
+	@$(MAKE) --no-print-directory -C .. test CHAPTER=$(notdir $(CURDIR))
+
+list:
+	@for p in $(PROGRAMS); do echo $$p; done
+
+clean:
+	rm -f $(PROGRAMS) $(EXTRA_TARGETS) $(CLEAN_EXTRA) *.o *.png *.csv

@@ -1,0 +1,9 @@
+// common.cuh - everything a chapter program needs: include this one header.
+// Image programs also include image.h (OpenCV).
+#pragma once
+#include "args.h"
+#include "check.cuh"
+#include "compare.h"
+#include "device.cuh"
+#include "random.h"
+#include "timer.cuh"

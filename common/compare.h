@@ -1,0 +1,91 @@
+// compare.h - checking GPU results against a CPU reference, and the final verdict line.
+//
+// A Verdict collects checks. exact() compares element by element (integers, or floats that must
+// be bit-identical); close() allows |got - expected| <= atol + rtol * |expected| for results
+// whose rounding legitimately differs (a GPU sums in another order, uses FMA, or filters with
+// fixed-point weights). Each check prints one line: how many elements differed and the first few
+// (index, expected, got). finish() prints the program's last line - PASSED, or FAILED: with the
+// first thing that differed - and returns the exit code (0 or 1).
+#pragma once
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <type_traits>
+
+class Verdict {
+  public:
+    explicit Verdict(int show = 3) : show_(show) {}
+
+    // A plain condition, e.g. an API return code or a count.
+    bool check(bool ok, const std::string& what) {
+        std::printf("  check %-34s %s\n", what.c_str(), ok ? "ok" : "MISMATCH");
+        if (!ok) record(what);
+        return ok;
+    }
+
+    template <class T>
+    bool exact(const std::string& what, const T* expected, const T* got, size_t n) {
+        static_assert(std::is_arithmetic<T>::value, "compare arithmetic element types");
+        return compare(what, expected, got, n, [](T e, T g) { return e == g; });
+    }
+
+    template <class T>
+    bool close(const std::string& what, const T* expected, const T* got, size_t n, double atol, double rtol) {
+        static_assert(std::is_arithmetic<T>::value, "compare arithmetic element types");
+        return compare(what, expected, got, n, [=](T e, T g) {
+            double de = static_cast<double>(e), dg = static_cast<double>(g);
+            return std::fabs(dg - de) <= atol + rtol * std::fabs(de);  // NaN fails
+        });
+    }
+
+    bool ok() const { return failures_ == 0; }
+    const std::string& first_failure() const { return first_; }
+
+    // Prints PASSED or FAILED: <first mismatch>; returns the exit code.
+    int finish() const {
+        if (failures_ == 0) {
+            std::printf("PASSED\n");
+            return 0;
+        }
+        std::printf("FAILED: %s\n", first_.c_str());
+        return 1;
+    }
+
+  private:
+    template <class T>
+    static std::string str(T v) {
+        std::ostringstream os;
+        if (std::is_floating_point<T>::value) os.precision(9);
+        os << +v;  // + prints char types as numbers
+        return os.str();
+    }
+
+    template <class T, class Eq>
+    bool compare(const std::string& what, const T* expected, const T* got, size_t n, Eq eq) {
+        size_t bad = 0;
+        std::string detail;
+        for (size_t i = 0; i < n; ++i) {
+            if (eq(expected[i], got[i])) continue;
+            if (bad < static_cast<size_t>(show_))
+                detail += (bad ? ", [" : "[") + std::to_string(i) + "] expected " + str(expected[i]) +
+                          " got " + str(got[i]);
+            ++bad;
+        }
+        if (bad == 0) {
+            std::printf("  check %-34s ok (%zu elements)\n", what.c_str(), n);
+            return true;
+        }
+        std::printf("  check %-34s %zu of %zu differ: %s\n", what.c_str(), bad, n, detail.c_str());
+        record(what + ": " + std::to_string(bad) + " of " + std::to_string(n) + " differ, first " + detail);
+        return false;
+    }
+
+    void record(const std::string& msg) {
+        if (failures_++ == 0) first_ = msg;
+    }
+
+    int show_;
+    int failures_ = 0;
+    std::string first_;
+};

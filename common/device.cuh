@@ -1,0 +1,67 @@
+// device.cuh - picking the GPU, printing what it is, and skipping where it cannot run.
+//
+// select_device() is the first CUDA call of every program. If the runtime finds no usable GPU
+// (no driver, no device, a driver too old for this toolkit) the program prints
+// "SKIPPED: <the runtime's reason>" and exits 77, the conventional "skipped" code that the test
+// suite understands. Otherwise it prints one banner line with the facts that later figures are
+// compared with: compute capability, SM count, L2 size and the theoretical DRAM bandwidth,
+// computed as 2 (double data rate) x memory clock x bus width. CUDA 13 removed
+// cudaDeviceProp::memoryClockRate and clockRate, so those come from cudaDeviceGetAttribute.
+// require_cc() skips (77) with a reason on a GPU older than a feature needs.
+#pragma once
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <cuda_runtime.h>
+#include "check.cuh"
+
+[[noreturn]] inline void skip(const std::string& reason) {
+    std::printf("SKIPPED: %s\n", reason.c_str());
+    std::exit(77);
+}
+
+struct DeviceInfo {
+    int id = 0;
+    cudaDeviceProp prop{};
+    int mem_clock_khz = 0;    // cudaDevAttrMemoryClockRate
+    int sm_clock_khz = 0;     // cudaDevAttrClockRate
+    double peak_gbps = 0.0;   // theoretical DRAM bandwidth, 1e9 B/s
+    int cc() const { return prop.major * 10 + prop.minor; }
+};
+
+inline DeviceInfo device_info(int id) {
+    DeviceInfo d;
+    d.id = id;
+    CHECK(cudaGetDeviceProperties(&d.prop, id));
+    CHECK(cudaDeviceGetAttribute(&d.mem_clock_khz, cudaDevAttrMemoryClockRate, id));
+    CHECK(cudaDeviceGetAttribute(&d.sm_clock_khz, cudaDevAttrClockRate, id));
+    d.peak_gbps = 2.0 * d.mem_clock_khz * 1e3 * (d.prop.memoryBusWidth / 8.0) / 1e9;
+    return d;
+}
+
+inline DeviceInfo select_device(int id, bool banner = true) {
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess)
+        skip(std::string("no usable CUDA device (") + cudaGetErrorName(err) + ": " + cudaGetErrorString(err) + ")");
+    if (count == 0) skip("no CUDA device found");
+    if (id >= count) {
+        std::fprintf(stderr, "error: --device=%d but this machine has %d CUDA device(s)\n", id, count);
+        std::exit(2);
+    }
+    CHECK(cudaSetDevice(id));
+    DeviceInfo d = device_info(id);
+    if (banner)
+        std::printf("GPU %d: %s | sm_%d | %d SMs | %d MB L2 | %.0f GB/s peak DRAM\n", id, d.prop.name, d.cc(),
+                    d.prop.multiProcessorCount, d.prop.l2CacheSize >> 20, d.peak_gbps);
+    return d;
+}
+
+inline void require_cc(const DeviceInfo& d, int major, int minor, const char* feature) {
+    if (d.prop.major * 10 + d.prop.minor < major * 10 + minor) {
+        char buf[256];
+        std::snprintf(buf, sizeof buf, "%s requires compute capability %d.%d; %s is %d.%d", feature, major, minor,
+                      d.prop.name, d.prop.major, d.prop.minor);
+        skip(buf);
+    }
+}

@@ -1,0 +1,54 @@
+"""tests/manifest.txt, parsed: used by the test suite (conftest.py) and tools/sanitize.py.
+
+Each line:  chapter/program | test arguments | size option | options
+- test arguments: small sizes, including ones that are not a multiple of the block size;
+- size option: the option that sets the problem size (used for the bad-input tests), or '-';
+- options, separated by ';':
+    opencv          the program needs OpenCV (not built without it: its tests are skipped)
+    may-skip        exit 77 is a valid outcome on a GPU machine (a feature the GPU may lack)
+    nosan=TOOLS     compute-sanitizer tools not to run (comma list, or 'all') ...
+    why=TEXT        ... and the reason, which tools/gpu_check.sh prints
+    timeout=S       seconds the GPU test may take (default 120)
+"""
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MANIFEST = ROOT / "tests" / "manifest.txt"
+
+@dataclass
+class Program:
+    name: str  # chapter/program
+    args: list
+    size: str  # option name without dashes, or None
+    options: dict = field(default_factory=dict)
+
+    @property
+    def chapter(self):
+        return self.name.split("/")[0]
+
+    @property
+    def path(self):
+        return ROOT / self.name
+
+    def __str__(self):
+        return self.name
+
+def load_manifest(path=MANIFEST):
+    programs = []
+    for lineno, raw in enumerate(path.read_text().splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        cols = [c.strip() for c in line.split("|")]
+        if len(cols) != 4:
+            raise ValueError(f"{path}:{lineno}: expected 4 '|'-separated columns, got {len(cols)}")
+        name, args, size, opts = cols
+        options = {}
+        for item in filter(None, (o.strip() for o in opts.split(";"))):
+            key, _, value = item.partition("=")
+            options[key.strip()] = value.strip() if value else True
+        programs.append(Program(name, shlex.split(args), None if size in ("", "-") else size, options))
+    return programs
+

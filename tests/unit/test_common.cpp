@@ -1,0 +1,182 @@
+// Host-side unit tests of common/: argument parsing, result comparison, random data, image
+// fallback. No GPU needed. `test_common --list` names the cases; `test_common CASE` runs one
+// (exit 0 pass, 1 fail, 77 skip). `test_common args ...` parses its arguments like a program
+// and `test_common image PATH` loads an image, so tests/test_common.py can check exit codes.
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+#include "args.h"
+#include "compare.h"
+#include "random.h"
+#ifndef NO_OPENCV
+#include "image.h"
+#endif
+
+static int failures = 0;
+#define EXPECT(cond)                                                          \
+    do {                                                                      \
+        if (!(cond)) {                                                        \
+            std::printf("%s:%d: expectation failed: %s\n", __FILE__, __LINE__, #cond); \
+            ++failures;                                                       \
+        }                                                                     \
+    } while (0)
+
+struct Argv {  // builds a mutable argv from strings
+    std::vector<std::string> s;
+    std::vector<char*> p;
+    Argv(std::initializer_list<const char*> a) {
+        s.push_back("prog");
+        for (auto x : a) s.push_back(x);
+        for (auto& x : s) p.push_back(&x[0]);
+    }
+    int argc() { return static_cast<int>(p.size()); }
+    char** argv() { return p.data(); }
+};
+
+static std::string parse_error(std::initializer_list<const char*> a) {
+    Argv v(a);
+    Args args(v.argc(), v.argv(), "test");
+    args.integer("n", 10, 1, 1000, "size");
+    args.real("x", 0.5, 0.0, 1.0, "fraction");
+    args.flag("csv", "csv");
+    args.text("image", "", "path");
+    return args.first_error();
+}
+
+static void args_values() {
+    Argv v({"--n=2^8", "--x=0.25", "--csv", "--image=a.png", "--device=1"});
+    Args a(v.argc(), v.argv(), "test");
+    EXPECT(a.integer("n", 10, 1, 1000, "") == 256);
+    EXPECT(a.real("x", 0.5, 0, 1, "") == 0.25);
+    EXPECT(a.flag("csv", ""));
+    EXPECT(a.text("image", "", "") == "a.png");
+    EXPECT(a.device() == 1);
+    EXPECT(a.first_error().empty());
+}
+
+static void args_defaults() {
+    Argv v({});
+    Args a(v.argc(), v.argv(), "test");
+    EXPECT(a.integer("n", 10, 1, 1000, "") == 10);
+    EXPECT(!a.flag("csv", ""));
+    EXPECT(a.first_error().empty());
+    EXPECT(a.usage().find("--n=INT") != std::string::npos);
+    EXPECT(a.usage().find("default 10, range 1..1000") != std::string::npos);
+}
+
+static void args_errors() {
+    EXPECT(parse_error({"--n=0"}).find("out of range") != std::string::npos);
+    EXPECT(parse_error({"--n=-3"}).find("out of range") != std::string::npos);
+    EXPECT(parse_error({"--n=1001"}).find("out of range") != std::string::npos);
+    EXPECT(parse_error({"--n=99999999999999999999999"}).find("out of range") != std::string::npos);
+    EXPECT(parse_error({"--n=2^70"}).find("out of range") != std::string::npos);
+    EXPECT(parse_error({"--n=12abc"}).find("expects an integer") != std::string::npos);
+    EXPECT(parse_error({"--n="}).find("expects an integer") != std::string::npos);
+    EXPECT(parse_error({"--n=3^2"}).find("expects an integer") != std::string::npos);
+    EXPECT(parse_error({"--n"}).find("needs a value") != std::string::npos);
+    EXPECT(parse_error({"--x=nan"}).find("expects a number") != std::string::npos);
+    EXPECT(parse_error({"--x=1.5"}).find("out of range") != std::string::npos);
+    EXPECT(parse_error({"--csv=1"}).find("takes no value") != std::string::npos);
+    EXPECT(parse_error({"--bogus=1"}) == "unknown option '--bogus'");
+    EXPECT(parse_error({"stray"}).find("unexpected argument") != std::string::npos);
+    EXPECT(parse_error({"--n=5", "--x=0.1"}).empty());
+}
+
+static void compare_exact() {
+    std::vector<int> a{1, 2, 3, 4}, b{1, 2, 3, 4}, c{1, 9, 3, 8};
+    Verdict v;
+    EXPECT(v.exact("same", a.data(), b.data(), a.size()));
+    EXPECT(v.ok());
+    EXPECT(!v.exact("differ", a.data(), c.data(), a.size()));
+    EXPECT(!v.ok());
+    EXPECT(v.first_failure() == "differ: 2 of 4 differ, first [1] expected 2 got 9, [3] expected 4 got 8");
+    std::vector<unsigned char> u{200}, w{201};
+    Verdict v2;
+    v2.exact("bytes", u.data(), w.data(), 1);
+    EXPECT(v2.first_failure().find("expected 200 got 201") != std::string::npos);  // numbers, not chars
+}
+
+static void compare_close() {
+    std::vector<float> e{1.0f, 100.0f, -2.0f}, g{1.0005f, 100.05f, -2.0f};
+    Verdict v;
+    EXPECT(v.close("tol", e.data(), g.data(), e.size(), 1e-3, 1e-3));
+    EXPECT(!v.close("tight", e.data(), g.data(), e.size(), 1e-6, 1e-6));
+    std::vector<float> n{std::nanf("")};
+    EXPECT(!v.close("nan", e.data(), n.data(), 1, 1.0, 1.0));
+    EXPECT(v.finish() == 1);
+    Verdict ok;
+    EXPECT(ok.check(true, "cond") && ok.finish() == 0);
+}
+
+static void random_data() {
+    auto a = random_vector<int>(1000, -5, 5, 1), b = random_vector<int>(1000, -5, 5, 1);
+    auto c = random_vector<int>(1000, -5, 5, 2);
+    EXPECT(a == b);  // seeded: reproducible
+    EXPECT(a != c);
+    int lo = 99, hi = -99, zeros = 0;
+    for (int x : a) lo = std::min(lo, x), hi = std::max(hi, x), zeros += x == 0;
+    EXPECT(lo == -5 && hi == 5);
+    EXPECT(zeros < 200);
+    auto f = random_vector<float>(1000, 1.0f, 2.0f, 3);
+    for (float x : f) EXPECT(x >= 1.0f && x < 2.0f);
+}
+
+#ifndef NO_OPENCV
+static void image_fallback() {
+    cv::Mat a = load_image("", 97, 61), b = load_image("", 97, 61);
+    EXPECT(a.cols == 97 && a.rows == 61 && a.type() == CV_8UC3);
+    EXPECT(cv::norm(a, b, cv::NORM_INF) == 0);  // deterministic
+    double mn, mx;
+    cv::minMaxLoc(a.reshape(1), &mn, &mx);
+    EXPECT(mx - mn > 200);  // not a constant image
+    cv::Mat g = load_image("", 64, 48, CV_8UC1);
+    EXPECT(g.type() == CV_8UC1 && g.cols == 64 && g.rows == 48);
+}
+#endif
+
+int main(int argc, char** argv) {
+    std::map<std::string, std::function<void()>> cases = {
+        {"args_values", args_values},     {"args_defaults", args_defaults}, {"args_errors", args_errors},
+        {"compare_exact", compare_exact}, {"compare_close", compare_close}, {"random_data", random_data},
+#ifndef NO_OPENCV
+        {"image_fallback", image_fallback},
+#endif
+    };
+    if (argc >= 2 && !std::strcmp(argv[1], "--list")) {
+        for (auto& c : cases) std::printf("%s\n", c.first.c_str());
+        std::printf("image_fallback\n");  // listed always: skips without OpenCV
+        return 0;
+    }
+    if (argc >= 2 && !std::strcmp(argv[1], "args")) {  // behave like a program's parser
+        Args a(argc - 1, argv + 1, "parser test");
+        long long n = a.integer("n", 10, 1, 1000, "size");
+        a.parse_or_exit();
+        std::printf("n=%lld\n", n);
+        return 0;
+    }
+    if (argc >= 3 && !std::strcmp(argv[1], "image")) {
+#ifdef NO_OPENCV
+        std::printf("SKIPPED: built without OpenCV\n");
+        return 77;
+#else
+        cv::Mat m = load_image(argv[2], 32, 32);
+        std::printf("loaded %dx%d\n", m.cols, m.rows);
+        return 0;
+#endif
+    }
+    if (argc != 2) return 2;
+    auto it = cases.find(argv[1]);
+    if (it == cases.end()) {
+        if (!std::strcmp(argv[1], "image_fallback")) {
+            std::printf("SKIPPED: built without OpenCV\n");
+            return 77;
+        }
+        std::printf("unknown case %s\n", argv[1]);
+        return 2;
+    }
+    it->second();
+    return failures ? 1 : 0;
+}

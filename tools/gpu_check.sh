@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The whole verification on a GPU machine, in one command:
+#   1. build everything for the GPU in the machine,
+#   2. make test (every program's CPU check at its test sizes, plus the host-side tests),
+#   3. compute-sanitizer memcheck (leak checking on), racecheck, initcheck and synccheck over every
+#      program at its test arguments (tools/sanitize.py; exclusions only through the manifest),
+#   4. optionally (--full) every program once at its default size, output kept for the READMEs,
+# then a short summary. Logs go to $OUT (or ./gpu_check_out). Options:
+#   tools/gpu_check.sh [--chapter=NN_name] [--full] [--no-sanitize] [--jobs=N]
+set -u
+cd "$(dirname "$0")/.."
+chapter= full=0 sanitize=1 jobs=4
+for a in "$@"; do
+    case $a in
+        --chapter=*) chapter=${a#*=} ;;
+        --full) full=1 ;;
+        --no-sanitize) sanitize=0 ;;
+        --jobs=*) jobs=${a#*=} ;;
+        *) echo "usage: $0 [--chapter=NN_name] [--full] [--no-sanitize] [--jobs=N]" >&2; exit 2 ;;
+    esac
+done
+out=${OUT:-gpu_check_out}
+mkdir -p "$out" && out=$(cd "$out" && pwd)
+echo "== GPU"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | head -2
+nvcc --version | tail -1
+
+echo "== build"
+target=${chapter:+$chapter}
+if ! make -j"$(nproc)" ${target:-all} tools/gpu_probe tests/unit/test_common >"$out/build.log" 2>&1; then
+    tail -30 "$out/build.log"; echo "build: FAILED"; exit 1
+fi
+grep -iE "warning|notice" "$out/build.log" | head -5
+echo "build: ok"
+
+echo "== make test"
+make test ${chapter:+CHAPTER=$chapter} >"$out/test.log" 2>&1
+test_rc=$?
+grep -E "^(FAILED|ERROR) |^SKIPPED \[" "$out/test.log" | head -40
+test_summary=$(grep -E "[0-9]+ (passed|failed)" "$out/test.log" | tail -1)
+
+san_rc=0 san_summary="sanitizer: not run"
+if [ $sanitize = 1 ]; then
+    echo "== compute-sanitizer"
+    python3 tools/sanitize.py ${chapter:+--chapter=$chapter} --jobs="$jobs" --log="$out/sanitizer.log" | tee "$out/sanitizer.txt"
+    san_rc=${PIPESTATUS[0]}
+    san_summary=$(tail -1 "$out/sanitizer.txt")
+fi
+
+if [ $full = 1 ]; then
+    echo "== full-size runs (output in $out/full_runs.txt)"
+    : >"$out/full_runs.txt"
+    for d in ${chapter:-0[0-9]_*}; do
+        for p in $(make -s --no-print-directory -C "$d" list); do
+            [ -x "$d/$p" ] || continue
+            echo "===== $d/$p" >>"$out/full_runs.txt"
+            (cd "$d" && timeout 300 "./$p" >>"$out/full_runs.txt" 2>&1; echo "exit $?" >>"$out/full_runs.txt")
+            echo "$d/$p: $(tail -2 "$out/full_runs.txt" | head -1)"
+        done
+    done
+fi
+
+echo "== summary"
+echo "make test: ${test_summary:-no summary line (see test.log)} (exit $test_rc)"
+echo "$san_summary"
+[ $test_rc = 0 ] && [ $san_rc = 0 ]

@@ -21,7 +21,11 @@ void vector_add_cpu(const float* a, const float* b, float* c, long long n) {
 // past the end must do nothing, hence the bounds check.
 __global__ void vector_add(const float* a, const float* b, float* c, long long n) {
     long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+#ifdef PLANT_BUG  // for the compute-sanitizer lab: the classic off-by-one, one element past the end
+    if (i <= n) c[i] = a[i] + b[i];
+#else
     if (i < n) c[i] = a[i] + b[i];
+#endif
 }
 
 // Version 2: each thread moves 16 bytes per load (float4), in a grid-stride loop sized to fill

@@ -21,7 +21,8 @@ EXTRA = {"memcheck": ["--leak-check", "full"], "racecheck": ["--racecheck-report
 
 
 def run_one(prog, tool, timeout):
-    cmd = ["compute-sanitizer", "--tool", tool, *EXTRA.get(tool, []), "--error-exitcode", "99",
+    api = ["--report-api-errors", "no"] if prog.options.get("api-errors") else []
+    cmd = ["compute-sanitizer", "--tool", tool, *EXTRA.get(tool, []), *api, "--error-exitcode", "99",
            "--print-limit", "20", str(prog.path), *prog.args]
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=prog.path.parent)

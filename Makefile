@@ -29,11 +29,11 @@ tools/gpu_probe: tools/gpu_probe.cu
 	nvcc -std=c++17 -O2 -Werror all-warnings -o $@ $<
 
 # Host-side unit tests of common/ (no GPU needed).
-HAVE_OPENCV := $(shell pkg-config --exists opencv4 2>/dev/null && echo yes)
+include opencv.mk
 UNIT_FLAGS := -std=c++17 -O1 -Wall -Wextra -Werror -Icommon -isystem $(CUDA_PATH)/include
 ifeq ($(HAVE_OPENCV),yes)
-  UNIT_FLAGS += $(patsubst -I%,-isystem %,$(shell pkg-config --cflags-only-I opencv4))
-  UNIT_LIBS := -lopencv_imgcodecs -lopencv_imgproc -lopencv_core
+  UNIT_FLAGS += $(OPENCV_CFLAGS)
+  UNIT_LIBS := $(OPENCV_LIBS)
 else
   UNIT_FLAGS += -DNO_OPENCV
 endif

@@ -32,11 +32,7 @@ ifeq ($(DEBUG),1)
   NVCCFLAGS += -g -DCUDA_DEBUG_SYNC
 endif
 
-# OpenCV through pkg-config; headers as system headers so their warnings are not ours.
-HAVE_OPENCV ?= $(shell pkg-config --exists opencv4 2>/dev/null && echo yes)
-OPENCV_CFLAGS ?= $(patsubst -I%,-isystem %,$(shell pkg-config --cflags-only-I opencv4 2>/dev/null))
-OPENCV_LIBS ?= -L$(shell pkg-config --variable=libdir opencv4 2>/dev/null) \
-               -lopencv_imgcodecs -lopencv_imgproc -lopencv_core
+include $(dir $(lastword $(MAKEFILE_LIST)))opencv.mk
 
 BUILD := $(if $(HAVE_OPENCV),$(PROGRAMS),$(filter-out $(IMAGE_PROGRAMS),$(PROGRAMS)))
 COMMON_HEADERS := $(wildcard $(COMMON_DIR)/*.h $(COMMON_DIR)/*.cuh)

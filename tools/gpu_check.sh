@@ -21,6 +21,13 @@ for a in "$@"; do
 done
 out=${OUT:-gpu_check_out}
 mkdir -p "$out" && out=$(cd "$out" && pwd)
+# No OpenCV on this machine? Use the copy packed by tools/make_devlibs.sh, if it came along.
+if ! pkg-config --exists opencv4 2>/dev/null && [ -d .devlibs/lib ]; then
+    export HAVE_OPENCV=yes OPENCV_CFLAGS="-isystem $PWD/.devlibs/include/opencv4"
+    export OPENCV_LIBS="-L$PWD/.devlibs/lib -Xlinker -rpath-link=$PWD/.devlibs/lib -lopencv_imgcodecs -lopencv_imgproc -lopencv_core"
+    export LD_LIBRARY_PATH=$PWD/.devlibs/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    echo "OpenCV: from .devlibs (tools/make_devlibs.sh)"
+fi
 echo "== GPU"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | head -2
 nvcc --version | tail -1

@@ -58,10 +58,8 @@ inline DeviceInfo select_device(int id, bool banner = true) {
 }
 
 inline void require_cc(const DeviceInfo& d, int major, int minor, const char* feature) {
-    if (d.prop.major * 10 + d.prop.minor < major * 10 + minor) {
-        char buf[256];
-        std::snprintf(buf, sizeof buf, "%s requires compute capability %d.%d; %s is %d.%d", feature, major, minor,
-                      d.prop.name, d.prop.major, d.prop.minor);
-        skip(buf);
-    }
+    if (d.prop.major * 10 + d.prop.minor < major * 10 + minor)
+        skip(std::string(feature) + " requires compute capability " + std::to_string(major) + "." +
+             std::to_string(minor) + "; " + d.prop.name + " is " + std::to_string(d.prop.major) + "." +
+             std::to_string(d.prop.minor));
 }

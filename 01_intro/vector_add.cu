@@ -1,7 +1,7 @@
 // vector_add - the canonical first kernel: C = A + B, one element per thread.
 //
-// Manual: G 2.1 内核 (Kernels), G 3.2.2 设备内存 (Device Memory), G 1.1 (GPU vs CPU throughput);
-//         M "在全局内存上进行向量加法" (vector add on global memory).
+// Manual: G 2.1 内核, G 3.2.2 设备存储, G 1.1 我们为什么要使用GPU;
+//         M "全局内存上的矢量加法" (vector add on global memory).
 // Shows:  the bounds check `if (i < n)` that lets the grid overshoot n, the grid size
 //         (n + block - 1) / block, and that a streaming kernel is limited by memory bandwidth:
 //         it moves 12 bytes per 1 flop. Its GB/s is printed next to cudaMemcpy device-to-device

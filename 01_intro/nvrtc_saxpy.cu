@@ -1,0 +1,170 @@
+// nvrtc_saxpy - compile a kernel from a string at run time with NVRTC, load it, launch it.
+//
+// Manual: G 3.1.1.2 即时编译 (just-in-time compilation).
+// Shows:  nvcc is not the only way to get device code: NVRTC compiles CUDA C++ held in a string
+//         while the program runs. Version 1 asks NVRTC for a cubin (SASS) for exactly this GPU's
+//         architecture; version 2 asks for PTX only and lets the driver JIT-compile it when the
+//         module is loaded - the path the guide describes for running on GPUs newer than the
+//         compiler. Both are loaded with the runtime's library API (cudaLibraryLoadData,
+//         cudaLibraryGetKernel) and launched with cudaLaunchKernel; no -lcuda needed.
+// Build:  make nvrtc_saxpy       (links -lnvrtc)
+// Run:    ./nvrtc_saxpy [--n=2^24] [--a=2.5] [--reps=20]
+// Output: NVRTC version, compile / load times and code sizes for both paths, kernel time and
+//         GB/s, then PASSED.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+#include <nvrtc.h>
+#include "common.cuh"
+
+// NVRTC has its own error type; a failed compile also leaves a log worth printing.
+#define NVRTC_CHECK(call)                                                                       \
+    do {                                                                                        \
+        nvrtcResult r_ = (call);                                                                \
+        if (r_ != NVRTC_SUCCESS) {                                                              \
+            std::fprintf(stderr, "NVRTC error at %s:%d\n  call:  %s\n  error: %s\n", __FILE__, \
+                         __LINE__, #call, nvrtcGetErrorString(r_));                             \
+            std::printf("FAILED: NVRTC error %s\n", nvrtcGetErrorString(r_));                   \
+            std::exit(1);                                                                       \
+        }                                                                                       \
+    } while (0)
+
+// The device code, as the program carries it: plain text. extern "C" keeps the name unmangled,
+// so cudaLibraryGetKernel can find it as "saxpy". fmaf makes the rounding explicit (one rounding
+// of a*x+y), so the CPU reference below can be bit-identical.
+static const char* kSaxpySource = R"(
+extern "C" __global__ void saxpy(float a, const float* x, const float* y, float* out, long long n) {
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < n) out[i] = fmaf(a, x[i], y[i]);
+}
+)";
+
+// CPU reference: the same single-rounding fused multiply-add.
+void saxpy_cpu(float a, const float* x, const float* y, float* out, long long n) {
+    for (long long i = 0; i < n; ++i) out[i] = std::fma(a, x[i], y[i]);
+}
+
+struct Compiled {
+    std::vector<char> code;  // cubin bytes, or NUL-terminated PTX text
+    std::string target;
+    double ms = 0;
+};
+
+// Compiles kSaxpySource for `arch` ("sm_90": SASS in a cubin; "compute_90": PTX for the driver).
+Compiled compile(const std::string& arch, bool cubin) {
+    nvrtcProgram prog;
+    NVRTC_CHECK(nvrtcCreateProgram(&prog, kSaxpySource, "saxpy.cu", 0, nullptr, nullptr));
+    std::string opt = "--gpu-architecture=" + arch;
+    const char* opts[] = {opt.c_str(), "-std=c++17"};
+    CpuTimer t;
+    nvrtcResult r = nvrtcCompileProgram(prog, 2, opts);
+    Compiled c;
+    c.ms = t.stop_ms();
+    size_t log_size = 0;
+    NVRTC_CHECK(nvrtcGetProgramLogSize(prog, &log_size));
+    if (r != NVRTC_SUCCESS || log_size > 1) {  // the log is "" (size 1) on a clean compile
+        std::string log(log_size, '\0');
+        NVRTC_CHECK(nvrtcGetProgramLog(prog, &log[0]));
+        std::printf("NVRTC log for %s:\n%s\n", arch.c_str(), log.c_str());
+    }
+    NVRTC_CHECK(r);
+    size_t size = 0;
+    if (cubin) {
+        NVRTC_CHECK(nvrtcGetCUBINSize(prog, &size));
+        c.code.resize(size);
+        NVRTC_CHECK(nvrtcGetCUBIN(prog, c.code.data()));
+    } else {
+        NVRTC_CHECK(nvrtcGetPTXSize(prog, &size));  // includes the terminating NUL
+        c.code.resize(size);
+        NVRTC_CHECK(nvrtcGetPTX(prog, c.code.data()));
+    }
+    c.target = arch + (cubin ? " cubin" : " PTX");
+    NVRTC_CHECK(nvrtcDestroyProgram(&prog));
+    return c;
+}
+
+int main(int argc, char** argv) {
+    Args args(argc, argv, "Compiles saxpy at run time with NVRTC (cubin and PTX), loads and launches it.");
+    long long n = args.integer("n", 1LL << 24, 1, 1LL << 30, "number of elements");
+    double a_arg = args.real("a", 2.5, -1e6, 1e6, "the scalar a in a*x + y");
+    int reps = (int)args.integer("reps", 20, 1, 1000, "timed repetitions (median reported)");
+    args.parse_or_exit();
+
+    DeviceInfo dev = select_device(args.device());
+    const float a = (float)a_arg;
+    const int block = 256;
+    size_t bytes = n * sizeof(float);
+
+    int nvrtc_major = 0, nvrtc_minor = 0, n_archs = 0;
+    NVRTC_CHECK(nvrtcVersion(&nvrtc_major, &nvrtc_minor));
+    NVRTC_CHECK(nvrtcGetNumSupportedArchs(&n_archs));
+    std::vector<int> archs(n_archs);
+    NVRTC_CHECK(nvrtcGetSupportedArchs(archs.data()));
+    // A GPU newer than this NVRTC gets no SASS from it; its PTX for the newest known architecture
+    // still runs, because the driver JIT-compiles PTX for any later GPU (guide 3.1.1.2, 3.1.3).
+    bool sass_ok = false;
+    for (int arch : archs) sass_ok |= arch == dev.cc();
+    int ptx_arch = std::min(dev.cc(), archs.back());
+    std::printf("NVRTC %d.%d: %d architectures (sm_%d .. sm_%d); n = %lld, a = %g\n", nvrtc_major, nvrtc_minor,
+                n_archs, archs.front(), archs.back(), n, a);
+
+    std::vector<float> x = random_vector<float>(n, -1.f, 1.f, 1), y = random_vector<float>(n, -1.f, 1.f, 2);
+    std::vector<float> ref(n), out(n);
+    saxpy_cpu(a, x.data(), y.data(), ref.data(), n);
+
+    float *d_x, *d_y, *d_out;
+    CHECK(cudaMalloc(&d_x, bytes));
+    CHECK(cudaMalloc(&d_y, bytes));
+    CHECK(cudaMalloc(&d_out, bytes));
+    CHECK(cudaMemcpy(d_x, x.data(), bytes, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(d_y, y.data(), bytes, cudaMemcpyHostToDevice));
+
+    std::vector<Compiled> versions;
+    if (sass_ok) versions.push_back(compile("sm_" + std::to_string(dev.cc()), true));
+    else std::printf("  (this NVRTC cannot emit SASS for sm_%d: cubin path skipped)\n", dev.cc());
+    versions.push_back(compile("compute_" + std::to_string(ptx_arch), false));
+
+    // Load each version: for PTX this is where the driver's JIT compiler runs (or its cache answers);
+    // with lazy loading (the default since CUDA 12.2) part of it may move to the first launch.
+    unsigned grid = (unsigned)((n + block - 1) / block);
+    void* kargs[] = {(void*)&a, (void*)&d_x, (void*)&d_y, (void*)&d_out, (void*)&n};
+    std::vector<cudaLibrary_t> libs(versions.size());
+    std::vector<cudaKernel_t> kernels(versions.size());
+    std::vector<double> load_ms(versions.size());
+    for (size_t k = 0; k < versions.size(); ++k) {
+        CpuTimer t;
+        CHECK(cudaLibraryLoadData(&libs[k], versions[k].code.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+        CHECK(cudaLibraryGetKernel(&kernels[k], libs[k], "saxpy"));
+        load_ms[k] = t.stop_ms();
+    }
+    // cudaLaunchKernel accepts a cudaKernel_t in place of a __global__ function's address.
+    auto launcher = [&](size_t k) {
+        return [&, k] { CHECK(cudaLaunchKernel((const void*)kernels[k], grid, block, kargs, 0, 0)); };
+    };
+
+    // Validate every version before timing any of them.
+    Verdict verdict;
+    for (size_t k = 0; k < versions.size(); ++k) {
+        CHECK(cudaMemset(d_out, 0xff, bytes));  // NaN pattern: a skipped element cannot pass
+        launcher(k)();
+        CHECK(cudaDeviceSynchronize());
+        CHECK(cudaMemcpy(out.data(), d_out, bytes, cudaMemcpyDeviceToHost));
+        verdict.exact(versions[k].target, ref.data(), out.data(), n);
+    }
+
+    std::printf("\n%-18s %9s %11s %13s %10s %9s\n", "code", "bytes", "compile ms", "load+get ms", "kernel ms",
+                "GB/s");
+    for (size_t k = 0; k < versions.size(); ++k) {
+        double ms = bench_ms(launcher(k), reps);
+        std::printf("%-18s %9zu %11.1f %13.1f %10.3f %9.1f\n", versions[k].target.c_str(), versions[k].code.size(),
+                    versions[k].ms, load_ms[k], ms, gbps(3.0 * bytes, ms));  // read x and y, write out
+    }
+    for (auto lib : libs) CHECK(cudaLibraryUnload(lib));
+    std::printf("compile time is paid once per run (NVRTC) or once per driver (PTX JIT, then cached)\n");
+
+    CHECK(cudaFree(d_x));
+    CHECK(cudaFree(d_y));
+    CHECK(cudaFree(d_out));
+    return verdict.finish();
+}

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# lab.sh - the 02_memory labs from README.md "Lab", with compact output (`make profile` runs it).
+#   1. ncu: sectors per request for coalescing (offset 0 vs 1, stride 1..32) and aos_soa
+#   2. ptxas -v and cuobjdump -sass: spills and LDL/STL in registers_local; ncu local-memory sectors
+#   3. cuobjdump -sass: which global load instruction each readonly_cache kernel uses
+#   4. ncu: L2 hit rate of l2_persistence per configuration (caches not flushed between replays)
+#   5. compute-sanitizer initcheck on pitch_2d_3d: the padding of pitched rows is never read
+# Needs the programs built (make), ncu / cuobjdump / compute-sanitizer on PATH (steps whose
+# tool is missing are skipped with a note). NCU=... overrides the ncu binary. ncu may need
+# permission to read the GPU counters (ERR_NVGPUCTRPERM: run as root or see the ncu docs).
+set -u
+cd "$(dirname "$0")"
+NCU=${NCU:-ncu}
+have() { command -v "$1" >/dev/null 2>&1; }
+# Mangled kernel names -> plain names without the parameter list.
+demangle() { if have cu++filt; then cu++filt; else cat; fi | sed -E 's/\([^)]*\)//g'; }
+
+# ncu_rows SPEC NCU-ARGS... : runs ncu with --csv --page raw, prints one line per profiled launch.
+# SPEC is "index=label;index=label;..." (index = order among the profiled launches) or "*" (all,
+# labelled with the kernel name). Metric names are shortened; the nvprof names are in README.md.
+ncu_rows() {
+    local spec=$1; shift
+    "$NCU" --csv --page raw "$@" 2>&1 | python3 -c '
+import csv, sys
+spec = sys.argv[1]
+labels = None if spec == "*" else dict(p.split("=", 1) for p in spec.split(";"))
+short = {
+    "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio": "ld sectors/request",
+    "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_st.ratio": "st sectors/request",
+    "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct": "ld bytes used %",
+    "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum": "local ld sectors",
+    "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum": "local st sectors",
+    "lts__t_sector_hit_rate.pct": "L2 hit %",
+    "dram__bytes_read.sum": "DRAM read",
+}
+lines = sys.stdin.read().splitlines()
+rows = list(csv.reader(l for l in lines if l.startswith("\"")))
+if not rows:
+    errors = [l for l in lines if l.startswith("==ERROR==")][:3]
+    print("\n".join("    " + l for l in errors) or "    (ncu printed no results)")
+    sys.exit(0)
+head, data = rows[0], [r for r in rows[1:] if r and r[0].strip()]  # the units row has no ID
+name_col = head.index("Kernel Name") if "Kernel Name" in head else None
+metric_cols = [i for i, h in enumerate(head) if "__" in h]
+for k, r in enumerate(data):
+    label = r[name_col].split("(")[0] if labels is None else labels.get(str(k))
+    if label is None:
+        continue
+    vals = "  ".join(f"{short.get(head[i], head[i])} {r[i]}" for i in metric_cols)
+    print(f"    {label:<28} {vals}")
+' "$spec"
+}
+
+SECTORS=l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio,l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_st.ratio,smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct
+
+if have "$NCU"; then
+    echo "== 1. coalescing: sectors per request (ideal for 4-byte words: 4)"
+    ncu_rows "0=offset 0;1=offset 1" -k regex:copy_offset -c 2 --metrics "$SECTORS" ./coalescing --n=2^22 --reps=1
+    ncu_rows "0=stride 1;1=stride 2;3=stride 4;7=stride 8;31=stride 32" -k regex:copy_stride -c 32 \
+        --metrics "$SECTORS" ./coalescing --n=2^22 --reps=1
+    echo "== 1b. aos_soa: sectors per request (the book's profiler: ideal 4, AOS 32)"
+    ncu_rows "0=AOS complicatedCalculation;1=SOA complicatedCalculation" -k regex:complicatedCalculation -c 2 \
+        --metrics "$SECTORS,dram__bytes_read.sum" ./aos_soa --n=2^20 --reps=1
+else
+    echo "== 1. ncu not found: skipping the sectors-per-request labs (install Nsight Compute)"
+fi
+
+echo "== 2. registers_local: ptxas -v (spill stores/loads, registers per kernel)"
+nvcc -std=c++17 -O3 -arch=sm_90 -Xptxas -v -I../common -c -o /dev/null registers_local.cu 2>&1 |
+    grep -E "Compiling entry|bytes spill|Used [0-9]+ registers" | sed -E "s/ptxas info +: //; s/^ +//; s/Compiling entry function '([^']*)'.*/\1:/" |
+    demangle | paste - - - | sed 's/^/    /' 
+if have cuobjdump; then
+    echo "   LDL/STL (local memory) instructions per kernel in the SASS:"
+    cuobjdump -sass registers_local | awk '/Function :/ {f = $3; n[f] += 0} /LDL|STL/ {n[f]++}
+        END {for (f in n) printf "    %s %d\n", f, n[f]}' | demangle | sort
+else
+    echo "   cuobjdump not found: skipping the SASS count"
+fi
+if have "$NCU"; then
+    echo "   local-memory sectors moved (ncu; nvprof: local_load_transactions / local_store_transactions):"
+    ncu_rows "*" -k "regex:state_|window_" -c 4 \
+        --metrics l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum \
+        ./registers_local --n=2^20 --reps=1
+fi
+
+if have cuobjdump; then
+    echo "== 3. readonly_cache: global loads per kernel (LDG.E.CONSTANT = read-only / non-coherent path)"
+    cuobjdump -sass readonly_cache | awk '/Function :/ {f = $3; c[f] += 0; p[f] += 0}
+        /LDG/ {if ($0 ~ /CONSTANT/) c[f]++; else p[f]++}
+        END {for (f in c) printf "    %s  LDG %d  LDG.CONSTANT %d\n", f, p[f], c[f]}' | demangle | sort
+fi
+
+if have "$NCU"; then
+    echo "== 4. l2_persistence: L2 hit rate per configuration (ncu --cache-control none)"
+    ncu_rows "0=hot fits, no window;1=window hitRatio 0.25;2=window hitRatio 0.5;3=window hitRatio 0.75;4=window hitRatio 1.0;5=hot 2x set-aside, no window;6=2x, hitRatio 1.0 (thrash);7=2x, hitRatio tuned" \
+        -k regex:hot_stream -c 8 --cache-control none --metrics lts__t_sector_hit_rate.pct ./l2_persistence --reps=1
+fi
+
+if have compute-sanitizer; then
+    echo "== 5. pitch_2d_3d under initcheck (padding bytes are never written, and never read)"
+    compute-sanitizer --tool initcheck ./pitch_2d_3d --width=333 --height=97 --depth=5 2>&1 |
+        grep -E "ERROR SUMMARY|PASSED|FAILED" | sed 's/^/    /'
+fi

@@ -1,0 +1,115 @@
+// pitch_2d_3d - 2D and 3D arrays in linear device memory with padded rows: cudaMallocPitch +
+// cudaMemcpy2D, cudaMalloc3D + cudaMemcpy3D.
+//
+// Manual: G 3.2.2 设备存储 (device memory): the MyKernel examples for cudaMallocPitch and
+//         cudaMalloc3D; G 5.3.2 设备内存访问, "二维数组" (why rows are padded).
+// Shows:  the runtime rounds each row up to a `pitch` (bytes) so that every row starts aligned;
+//         a kernel must step rows by the pitch, never by width * sizeof(float). The copies take
+//         the host's tight row length and the device pitch separately and move only the `width`
+//         bytes of each row: the padding is never written, and never read (initcheck agrees).
+// Build:  make pitch_2d_3d       Run: ./pitch_2d_3d [--width=1001] [--height=999] [--depth=65]
+// Output: the pitch and padding of each allocation, then the checks (round trip, kernel vs CPU),
+//         then PASSED.
+#include <cstdlib>
+#include <vector>
+#include "common.cuh"
+
+// CPU reference: each element gets its own linear index added, so an element read from or
+// written to the wrong row (a width-for-pitch mix-up) changes the result.
+void touch_cpu(std::vector<float>& v) {
+    for (size_t i = 0; i < v.size(); ++i) v[i] += (float)(long long)i;
+}
+
+// The guide's 2D MyKernel walks the whole array in every thread; here each thread takes one
+// element. The row address comes from the pitch.
+__global__ void touch_2d(float* devPtr, size_t pitch, int width, int height) {
+    int c = blockIdx.x * blockDim.x + threadIdx.x, r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (c >= width || r >= height) return;
+    float* row = (float*)((char*)devPtr + r * pitch);
+    row[c] += (float)((long long)r * width + c);
+}
+
+// The guide's 3D MyKernel, one thread per element: a slice is pitch * height bytes. (The guide
+// writes `char* devPtr = devPitchedPtr.ptr;`, which does not compile: ptr is a void*.)
+__global__ void touch_3d(cudaPitchedPtr devPitchedPtr, int width, int height, int depth) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y, z = blockIdx.z;
+    if (x >= width || y >= height || z >= depth) return;
+    char* devPtr = (char*)devPitchedPtr.ptr;
+    size_t pitch = devPitchedPtr.pitch, slicePitch = pitch * height;
+    float* row = (float*)(devPtr + z * slicePitch + y * pitch);
+    row[x] += (float)(((long long)z * height + y) * width + x);
+}
+
+int main(int argc, char** argv) {
+    Args args(argc, argv, "Pitched 2D and 3D device arrays: allocation, copies and a kernel that uses the pitch.");
+    int width = (int)args.integer("width", 1001, 1, 1 << 16, "floats per row (odd by default: rows get padded)");
+    int height = (int)args.integer("height", 999, 1, 1 << 16, "rows");
+    int depth = (int)args.integer("depth", 65, 1, 4096, "slices of the 3D array");
+    args.parse_or_exit();
+    if ((long long)width * height * depth > (1LL << 28)) {
+        std::fprintf(stderr, "pitch_2d_3d: error: width*height*depth must be at most 2^28 elements\n%s",
+                     args.usage().c_str());
+        return 2;
+    }
+
+    DeviceInfo dev = select_device(args.device());
+    Verdict verdict;
+    size_t row_bytes = width * sizeof(float);
+    dim3 block(32, 8);
+
+    // ---- 2D: cudaMallocPitch + cudaMemcpy2D
+    std::vector<float> h2 = random_vector<float>((size_t)width * height, -1.f, 1.f, 1);
+    std::vector<float> back(h2.size());
+    float* d2;
+    size_t pitch;
+    CHECK(cudaMallocPitch(&d2, &pitch, row_bytes, height));
+    std::printf("2D %d x %d floats: row %zu bytes -> pitch %zu bytes (%zu padding bytes per row)\n", width, height,
+                row_bytes, pitch, pitch - row_bytes);
+    verdict.check(pitch >= row_bytes, "2D pitch >= width * sizeof(float)");
+    verdict.check(pitch % dev.prop.texturePitchAlignment == 0,
+                  "2D pitch multiple of " + std::to_string(dev.prop.texturePitchAlignment) + " B");
+    // Host rows are tight (spitch = row_bytes), device rows are `pitch` apart; width bytes per row.
+    CHECK(cudaMemcpy2D(d2, pitch, h2.data(), row_bytes, row_bytes, height, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy2D(back.data(), row_bytes, d2, pitch, row_bytes, height, cudaMemcpyDeviceToHost));
+    verdict.exact("2D round trip (H2D, D2H)", h2.data(), back.data(), h2.size());
+    touch_2d<<<dim3((width + 31) / 32, (height + 7) / 8), block>>>(d2, pitch, width, height);
+    CHECK_LAUNCH();
+    std::fill(back.begin(), back.end(), -99.f);
+    CHECK(cudaMemcpy2D(back.data(), row_bytes, d2, pitch, row_bytes, height, cudaMemcpyDeviceToHost));
+    touch_cpu(h2);
+    verdict.exact("2D kernel via pitch vs CPU", h2.data(), back.data(), h2.size());
+    CHECK(cudaFree(d2));
+
+    // ---- 3D: cudaMalloc3D + cudaMemcpy3D
+    std::vector<float> h3 = random_vector<float>((size_t)width * height * depth, -1.f, 1.f, 2);
+    back.assign(h3.size(), -99.f);
+    cudaExtent extent = make_cudaExtent(row_bytes, height, depth);  // width in BYTES for linear memory
+    cudaPitchedPtr d3;
+    CHECK(cudaMalloc3D(&d3, extent));
+    std::printf("3D %d x %d x %d floats: pitch %zu bytes, slice %zu bytes (%.1f%% padding)\n", width, height, depth,
+                d3.pitch, d3.pitch * height, 100.0 * (d3.pitch - row_bytes) / d3.pitch);
+    verdict.check(d3.pitch >= row_bytes && d3.xsize == row_bytes && d3.ysize == (size_t)height,
+                  "3D pitch >= row, xsize/ysize as asked");
+
+    cudaMemcpy3DParms up = {};
+    up.srcPtr = make_cudaPitchedPtr(h3.data(), row_bytes, width, height);  // tight host rows
+    up.dstPtr = d3;
+    up.extent = extent;
+    up.kind = cudaMemcpyHostToDevice;
+    CHECK(cudaMemcpy3D(&up));
+    cudaMemcpy3DParms down = {};
+    down.srcPtr = d3;
+    down.dstPtr = make_cudaPitchedPtr(back.data(), row_bytes, width, height);
+    down.extent = extent;
+    down.kind = cudaMemcpyDeviceToHost;
+    CHECK(cudaMemcpy3D(&down));
+    verdict.exact("3D round trip (H2D, D2H)", h3.data(), back.data(), h3.size());
+    touch_3d<<<dim3((width + 31) / 32, (height + 7) / 8, depth), block>>>(d3, width, height, depth);
+    CHECK_LAUNCH();
+    std::fill(back.begin(), back.end(), -99.f);
+    CHECK(cudaMemcpy3D(&down));
+    touch_cpu(h3);
+    verdict.exact("3D kernel via pitch vs CPU", h3.data(), back.data(), h3.size());
+    CHECK(cudaFree(d3.ptr));
+    return verdict.finish();
+}

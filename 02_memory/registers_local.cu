@@ -1,0 +1,187 @@
+// registers_local - when a thread's variables leave the registers for local memory.
+//
+// Manual: M "GPU 中的寄存器"; G 5.2.3 多处理器层次 (register count, --ptxas-options=-v, maxrregcount
+//         and launch bounds); G 5.3.2 设备内存访问, "本地内存"; N 5.3 CUDA中的各种存储单元的使用方法
+//         (Registers, Local Memory).
+// Shows:  the two ways a per-thread variable ends up in local memory, which lives in device memory
+//         (cached in L1/L2) and costs a load/store instruction (LDL/STL) per access, where a register
+//         costs nothing:
+//         1. register spill: the same 40-word state kernel compiled without a limit (it stays in
+//            registers) and with __maxnreg__(32) (the compiler must spill part of the state);
+//         2. an array indexed with a value known only at run time: registers cannot be indexed, so
+//            `win[(k + r) % W]` puts the array in local memory; moving the run-time index into the
+//            global load's address keeps the array in registers with the same result.
+// Build:  make registers_local     Run: ./registers_local [--n=2^22] [--iters=8] [--reps=20]
+//         See the spills: nvcc -std=c++17 -O3 -arch=sm_90 -Xptxas -v -I../common -c -o /dev/null registers_local.cu
+//         and the local loads/stores: cuobjdump -sass registers_local | grep -E 'LDL|STL'
+// Output: per pair: time of the register and the local-memory version and their ratio; PASSED.
+#include <cstdint>
+#include <functional>
+#include <vector>
+#include "common.cuh"
+
+constexpr int S = 40;  // state words per thread: more than __maxnreg__(32) registers can hold
+constexpr int W = 16;  // window length for the dynamic-index pair
+
+// ---- CPU references ------------------------------------------------------------------------
+
+// One step mixes every word with its neighbour; all words stay live across the loop.
+uint32_t state_cpu(uint32_t x, int iters) {
+    uint32_t s[S];
+    for (int j = 0; j < S; ++j) s[j] = x ^ (0x9e3779b9u * (j + 1));
+    for (int it = 0; it < iters; ++it)
+        for (int j = 0; j < S; ++j) s[j] = s[j] * 1664525u + (s[(j + 1) % S] >> 3) + it;
+    uint32_t h = 0;
+    for (int j = 0; j < S; ++j) h = h * 31u + s[j];
+    return h;
+}
+
+// A window of W inputs starting at i, read rotated by r = i % W, folded into one hash.
+uint32_t window_cpu(const uint32_t* in, long long i) {
+    int r = (int)(i % W);
+    uint32_t h = 0;
+    for (int k = 0; k < W; ++k) h = h * 2654435761u + in[i + (k + r) % W];
+    return h;
+}
+
+// ---- kernels -------------------------------------------------------------------------------
+
+// The shared body. Full unrolling turns every s[j] into a named value, so the array can live in
+// registers - if there are enough of them.
+__device__ __forceinline__ uint32_t state_body(uint32_t x, int iters) {
+    uint32_t s[S];
+#pragma unroll
+    for (int j = 0; j < S; ++j) s[j] = x ^ (0x9e3779b9u * (j + 1));
+    for (int it = 0; it < iters; ++it) {
+#pragma unroll
+        for (int j = 0; j < S; ++j) s[j] = s[j] * 1664525u + (s[(j + 1) % S] >> 3) + it;
+    }
+    uint32_t h = 0;
+#pragma unroll
+    for (int j = 0; j < S; ++j) h = h * 31u + s[j];
+    return h;
+}
+
+// No limit: ptxas takes what it needs (S words plus temporaries; -Xptxas -v prints the count)
+// and spills nothing.
+__global__ void state_in_registers(const uint32_t* in, uint32_t* out, long long n, int iters) {
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < n) out[i] = state_body(in[i], iters);
+}
+
+// __maxnreg__ caps the registers per thread (what -maxrregcount does for a whole file, and what
+// __launch_bounds__ does implicitly for a large block count): the words that do not fit are
+// stored to local memory and reloaded inside the loop ("spill stores/loads" in -Xptxas -v).
+__global__ void __maxnreg__(32) state_spilled(const uint32_t* in, uint32_t* out, long long n, int iters) {
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < n) out[i] = state_body(in[i], iters);
+}
+
+// win[] is indexed with (k + r) % W where r is known only at run time. Registers have no
+// address, so the compiler places win[] in local memory (a stack frame: "bytes stack frame" in
+// -Xptxas -v, STL to fill it, LDL to read it).
+__global__ void window_dynamic_index(const uint32_t* in, uint32_t* out, long long n) {
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    uint32_t win[W];
+#pragma unroll
+    for (int k = 0; k < W; ++k) win[k] = in[i + k];
+    int r = (int)(i % W);
+    uint32_t h = 0;
+#pragma unroll
+    for (int k = 0; k < W; ++k) h = h * 2654435761u + win[(k + r) % W];
+    out[i] = h;
+}
+
+// Same result: the rotation moves into the global address (global memory is addressable), so
+// every win[k] is indexed with a compile-time constant and stays in a register.
+__global__ void window_static_index(const uint32_t* in, uint32_t* out, long long n) {
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int r = (int)(i % W);
+    uint32_t win[W];
+#pragma unroll
+    for (int k = 0; k < W; ++k) win[k] = in[i + (k + r) % W];
+    uint32_t h = 0;
+#pragma unroll
+    for (int k = 0; k < W; ++k) h = h * 2654435761u + win[k];
+    out[i] = h;
+}
+
+// ---- main ----------------------------------------------------------------------------------
+
+// What the compiler decided, as the runtime reports it (the same figures as -Xptxas -v).
+size_t print_regs(const char* name, const void* kernel) {
+    cudaFuncAttributes a;
+    CHECK(cudaFuncGetAttributes(&a, kernel));
+    std::printf("  %-22s %3d registers, %4zu bytes local memory per thread\n", name, a.numRegs,
+                a.localSizeBytes);
+    return a.localSizeBytes;
+}
+
+int main(int argc, char** argv) {
+    Args args(argc, argv, "Register spills and dynamically indexed arrays in local memory vs registers.");
+    long long n = args.integer("n", 1LL << 22, 1, 1LL << 28, "number of threads (one output each)");
+    int iters = (int)args.integer("iters", 8, 1, 100000, "loop iterations of the state kernels");
+    int block = (int)args.integer("block", 256, 32, 1024, "threads per block");
+    int reps = (int)args.integer("reps", 20, 1, 1000, "timed repetitions (median reported)");
+    args.parse_or_exit();
+
+    DeviceInfo dev = select_device(args.device());
+    (void)dev;
+    std::printf("n = %lld threads, %d state words x %d iterations, window %d\n", n, S, iters, W);
+
+    // The window kernels read in[i .. i + W - 1]: W - 1 extra inputs keep the last threads in bounds.
+    std::vector<uint32_t> in = random_vector<uint32_t>(n + W - 1, 0u, 0xffffffffu, 3);
+    std::vector<uint32_t> ref_state(n), ref_window(n), out(n);
+    for (long long i = 0; i < n; ++i) {
+        ref_state[i] = state_cpu(in[i], iters);
+        ref_window[i] = window_cpu(in.data(), i);
+    }
+
+    uint32_t *d_in, *d_out;
+    size_t in_bytes = (n + W - 1) * sizeof(uint32_t), out_bytes = n * sizeof(uint32_t);
+    CHECK(cudaMalloc(&d_in, in_bytes));
+    CHECK(cudaMalloc(&d_out, out_bytes));
+    CHECK(cudaMemcpy(d_in, in.data(), in_bytes, cudaMemcpyHostToDevice));
+
+    long long grid = (n + block - 1) / block;
+    struct Version { const char* name; const void* kernel; std::function<void()> launch; const uint32_t* ref; };
+    Version versions[] = {
+        {"state_in_registers", (const void*)state_in_registers,
+         [&] { state_in_registers<<<grid, block>>>(d_in, d_out, n, iters); }, ref_state.data()},
+        {"state_spilled", (const void*)state_spilled,
+         [&] { state_spilled<<<grid, block>>>(d_in, d_out, n, iters); }, ref_state.data()},
+        {"window_static_index", (const void*)window_static_index,
+         [&] { window_static_index<<<grid, block>>>(d_in, d_out, n); }, ref_window.data()},
+        {"window_dynamic_index", (const void*)window_dynamic_index,
+         [&] { window_dynamic_index<<<grid, block>>>(d_in, d_out, n); }, ref_window.data()},
+    };
+
+    Verdict verdict;
+    size_t local[4];
+    for (int k = 0; k < 4; ++k) local[k] = print_regs(versions[k].name, versions[k].kernel);
+    verdict.check(local[0] == 0 && local[1] > 0 && local[2] == 0 && local[3] > 0,
+                  "local memory only where expected");
+    for (auto& v : versions) {
+        CHECK(cudaMemset(d_out, 0xff, out_bytes));  // a thread that writes nothing cannot pass
+        v.launch();
+        CHECK_LAUNCH();
+        CHECK(cudaMemcpy(out.data(), d_out, out_bytes, cudaMemcpyDeviceToHost));
+        verdict.exact(v.name, v.ref, out.data(), n);
+    }
+
+    double ms[4];
+    std::printf("\n");
+    for (int k = 0; k < 4; ++k) {
+        ms[k] = bench_ms(versions[k].launch, reps);
+        std::printf("%-22s %9.3f ms\n", versions[k].name, ms[k]);
+    }
+    std::printf("spilled / in registers:        %.2fx\n", ms[1] / ms[0]);
+    std::printf("dynamic index / static index:  %.2fx  (> 1: local memory costs LDL/STL per access)\n",
+                ms[3] / ms[2]);
+
+    CHECK(cudaFree(d_in));
+    CHECK(cudaFree(d_out));
+    return verdict.finish();
+}

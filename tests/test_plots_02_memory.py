@@ -1,0 +1,38 @@
+"""02_memory/plot.py turns the CSV output of coalescing and pinned_bandwidth into PNG figures.
+Tested without a GPU on small synthetic CSV files in tests/fixtures/02_memory/."""
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT
+
+pytest.importorskip("matplotlib")
+
+SCRIPT = ROOT / "02_memory" / "plot.py"
+FIXTURES = ROOT / "tests" / "fixtures" / "02_memory"
+FIGURES = ("pinned_bandwidth.png", "coalescing_offset.png", "coalescing_stride.png")
+
+
+def plot(tmp_path, coalescing, pinned):
+    return subprocess.run([sys.executable, str(SCRIPT), "--coalescing", str(coalescing), "--pinned", str(pinned),
+                           "--out", str(tmp_path)], capture_output=True, text=True, timeout=120)
+
+
+def test_plots_from_fixtures(tmp_path):
+    r = plot(tmp_path, FIXTURES / "coalescing.csv", FIXTURES / "pinned_bandwidth.csv")
+    assert r.returncode == 0, r.stderr
+    for name in FIGURES:
+        png = tmp_path / name
+        assert png.exists(), f"{name} not written\n{r.stdout}{r.stderr}"
+        data = png.read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n", f"{name} is not a PNG"
+        assert len(data) > 10_000, f"{name} is only {len(data)} bytes: an empty plot?"
+        assert name in r.stdout
+
+
+def test_csv_without_rows_is_an_error(tmp_path):
+    empty = tmp_path / "empty.csv"
+    empty.write_text("PASSED\n")
+    r = plot(tmp_path, FIXTURES / "coalescing.csv", empty)
+    assert r.returncode == 2
+    assert "error:" in r.stderr

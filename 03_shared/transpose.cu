@@ -1,0 +1,203 @@
+// transpose - matrix transpose: naive, write-coalesced, shared-memory tile, padded tile.
+//
+// Manual: M "共享内存上的矩阵转置" (matrix transpose on shared memory) and
+//         M "银行冲突及其对共享内存的影响" (bank conflicts and their effect on shared memory);
+//         N 5.6 矩阵转置, 5.6.1 实现方法, 5.6.2 Bank conflicts.
+// Shows:  a transpose moves every byte once in and once out, so the copy of the same matrix is its
+//         ceiling. The naive kernel reads rows but writes columns (each warp store touches 32
+//         sectors); staging a tile in shared memory makes both global accesses row-wise, and the
+//         [T][T+1] padding removes the 32-way bank conflict of the column access in shared memory.
+//         Every variant is checked against a CPU transpose, then timed: GB/s (read + write), % of
+//         cudaMemcpy D2D measured in the same run, speedup over naive.
+// Build:  make transpose
+// Run:    ./transpose                        8192 x 8192 fp32 (268 MB per matrix, several x the L2)
+//         ./transpose --rows=3000 --cols=1001   any shape; sizes need not be multiples of the tile
+//         ./transpose --book                 the book's setup: 2048 x 2048, 32x32 thread blocks,
+//                                            one element per thread; the book's V100 times alongside
+//         ./transpose --csv                  CSV rows for plot.py
+// Output: one check line per variant, a table (time, GB/s, % of D2D, x naive), the best ratio, PASSED.
+#include <algorithm>
+#include <functional>
+#include <string>
+#include <vector>
+#include "common.cuh"
+
+// Tile parameters (the lead tunes these on the H100). A block of TILE x ROWS threads moves one
+// TILE x TILE tile, TILE / ROWS elements per thread: fewer, busier threads keep several loads in
+// flight each, and the block is small enough for 8 blocks per SM.
+constexpr int TILE = 32, ROWS = 8;
+constexpr int BIG_TILE = 64, BIG_ROWS = 8;   // a wider tile: 256-byte rows, 8 elements per thread
+
+// CPU reference: in is rows x cols, row-major; out is cols x rows.
+void transpose_cpu(const float* in, float* out, int rows, int cols) {
+    for (int y = 0; y < rows; ++y)
+        for (int x = 0; x < cols; ++x) out[(size_t)x * rows + y] = in[(size_t)y * cols + x];
+}
+
+// Baseline: a copy with the same tiling and bounds checks. Both accesses are row-wise (coalesced),
+// so no transpose can beat it.
+template <int T, int R>
+__global__ void copy_tile(const float* in, float* out, int rows, int cols) {
+    int x = blockIdx.x * T + threadIdx.x, y = blockIdx.y * T + threadIdx.y;
+    if (x >= cols) return;
+    for (int j = 0; j < T; j += R)
+        if (y + j < rows) out[(size_t)(y + j) * cols + x] = in[(size_t)(y + j) * cols + x];
+}
+
+// The book's matrix_transpose_naive as in its code repository: reads a row (coalesced), writes a
+// column: the 32 threads of a warp store to 32 different rows of out, 32 sectors per store.
+template <int T, int R>
+__global__ void matrix_transpose_naive(const float* in, float* out, int rows, int cols) {
+    int x = blockIdx.x * T + threadIdx.x, y = blockIdx.y * T + threadIdx.y;
+    if (x >= cols) return;
+    for (int j = 0; j < T; j += R)
+        if (y + j < rows) out[(size_t)x * rows + (y + j)] = in[(size_t)(y + j) * cols + x];
+}
+
+// The other naive choice (the book's printed listing, N's transpose2): write a row of out, read a
+// column of in. Usually faster than read-coalesced: a strided read fetches a 32-byte sector into
+// L1/L2 and the next 7 columns, read by neighbouring threads of the block, hit it; a strided write
+// cannot be merged in the write-through L1 and reaches L2 as 32 partial-sector writes.
+template <int T, int R>
+__global__ void matrix_transpose_write_coalesced(const float* in, float* out, int rows, int cols) {
+    int x = blockIdx.x * T + threadIdx.x, y = blockIdx.y * T + threadIdx.y;  // x: a column of out
+    if (x >= rows) return;
+    for (int j = 0; j < T; j += R)
+        if (y + j < cols) out[(size_t)(y + j) * rows + x] = in[(size_t)x * cols + (y + j)];
+}
+
+// Shared-memory tile, the book's matrix_transpose_shared generalised to T/R elements per thread
+// and any shape. The tile is read row-wise from in and stored transposed into shared memory
+// (tile[tx][..]): the 32 threads of a warp write addresses 32 words apart, all in one bank unless
+// PAD = 1 shifts each row of the tile by one bank. After the barrier the block writes a row-wise
+// (coalesced) stripe of out. PAD = 0 is the book's [T][T] version, PAD = 1 its [T][T+1] fix.
+template <int T, int R, int PAD>
+__device__ void transpose_via_shared(const float* in, float* out, int rows, int cols) {
+    __shared__ float tile[T][T + PAD];
+    int x = blockIdx.x * T + threadIdx.x, y = blockIdx.y * T + threadIdx.y;  // element of in
+    for (int j = 0; j < T; j += R)
+        if (x < cols && y + j < rows) tile[threadIdx.x][threadIdx.y + j] = in[(size_t)(y + j) * cols + x];
+    __syncthreads();  // the block writes elements other threads loaded
+    x = blockIdx.y * T + threadIdx.x;  // element of out: the block's tile, mirrored
+    y = blockIdx.x * T + threadIdx.y;
+    for (int j = 0; j < T; j += R)
+        if (x < rows && y + j < cols) out[(size_t)(y + j) * rows + x] = tile[threadIdx.y + j][threadIdx.x];
+}
+
+// Two kernel names (not one template argument) so that ncu -k can pick each one out.
+template <int T, int R>
+__global__ void matrix_transpose_shared(const float* in, float* out, int rows, int cols) {
+    transpose_via_shared<T, R, 0>(in, out, rows, cols);
+}
+template <int T, int R>
+__global__ void matrix_transpose_padded(const float* in, float* out, int rows, int cols) {
+    transpose_via_shared<T, R, 1>(in, out, rows, cols);
+}
+
+struct Variant {
+    std::string name;
+    std::function<void()> launch;
+    bool transposes;     // false for the copy kernel (its output equals its input)
+    double book_us = 0;  // the book's V100 time for this kernel, if it gives one
+};
+
+// The five kernels at one tile configuration; the grid covers in (rows x cols) in T x T tiles,
+// rounded up: the bounds checks handle the ragged edge.
+template <int T, int R>
+void add_variants(std::vector<Variant>& v, const float* in, float* out, int rows, int cols, bool all) {
+    dim3 block(T, R), grid((cols + T - 1) / T, (rows + T - 1) / T), grid_t((rows + T - 1) / T, (cols + T - 1) / T);
+    std::string cfg = "[" + std::to_string(T) + "][" + std::to_string(T);
+    if (all) {
+        v.push_back({"copy kernel (same tiling)", [=] { copy_tile<T, R><<<grid, block>>>(in, out, rows, cols); }, false});
+        v.push_back({"naive (read-coalesced)",
+                     [=] { matrix_transpose_naive<T, R><<<grid, block>>>(in, out, rows, cols); }, true, 60.0});
+        v.push_back({"write-coalesced", [=] {
+                         matrix_transpose_write_coalesced<T, R><<<grid_t, block>>>(in, out, rows, cols);
+                     }, true});
+        v.push_back({"shared tile " + cfg + "]",
+                     [=] { matrix_transpose_shared<T, R><<<grid, block>>>(in, out, rows, cols); }, true, 21.0});
+    }
+    v.push_back({"padded tile " + cfg + "+1]",
+                 [=] { matrix_transpose_padded<T, R><<<grid, block>>>(in, out, rows, cols); }, true, all ? 13.0 : 0.0});
+}
+
+int main(int argc, char** argv) {
+    Args args(argc, argv, "Transposes a float matrix four ways and compares each with a copy.");
+    int rows = (int)args.integer("rows", 8192, 1, 32768, "rows of the input matrix");
+    int cols = (int)args.integer("cols", 8192, 1, 32768, "columns of the input matrix");
+    int reps = (int)args.integer("reps", 20, 1, 1000, "timed repetitions (median reported)");
+    bool book = args.flag("book", "the book's setup: 2048 x 2048, 32x32 blocks (overrides --rows/--cols)");
+    bool csv = args.flag("csv", "print the table as CSV (for plot.py)");
+    args.parse_or_exit();
+
+    DeviceInfo dev = select_device(args.device());
+    // The book's code repository (02_memory_overview/04_matrix_transpose) transposes N x N ints
+    // with N = 2048 and BLOCK_SIZE 32; float has the same 4 bytes.
+    if (book) rows = cols = 2048;
+    size_t n = (size_t)rows * cols, bytes = n * sizeof(float);
+    int tile = book ? 32 : TILE, per_thread = book ? 1 : TILE / ROWS;
+    std::printf("transpose %d x %d fp32: %.1f MB per matrix (%.1fx the L2); tile %dx%d, block %dx%d, %d elem/thread\n",
+                rows, cols, bytes / 1e6, (double)bytes / dev.prop.l2CacheSize, tile, tile, tile, tile / per_thread,
+                per_thread);
+
+    std::vector<float> in = random_vector<float>(n, -1000.f, 1000.f, 1), ref(n), out(n);
+    transpose_cpu(in.data(), ref.data(), rows, cols);
+
+    float *d_in, *d_out;
+    CHECK(cudaMalloc(&d_in, bytes));
+    CHECK(cudaMalloc(&d_out, bytes));
+    CHECK(cudaMemcpy(d_in, in.data(), bytes, cudaMemcpyHostToDevice));
+
+    std::vector<Variant> versions;
+    if (book) add_variants<32, 32>(versions, d_in, d_out, rows, cols, true);  // exactly the book's launch shape
+    else {
+        add_variants<TILE, ROWS>(versions, d_in, d_out, rows, cols, true);
+        add_variants<BIG_TILE, BIG_ROWS>(versions, d_in, d_out, rows, cols, false);
+    }
+
+    // Validate every version before timing any of them. A transpose is a permutation: bit-exact.
+    Verdict verdict;
+    for (auto& v : versions) {
+        CHECK(cudaMemset(d_out, 0xff, bytes));  // NaN pattern: an element never written cannot pass
+        v.launch();
+        CHECK_LAUNCH();
+        CHECK(cudaMemcpy(out.data(), d_out, bytes, cudaMemcpyDeviceToHost));
+        verdict.exact(v.name, v.transposes ? ref.data() : in.data(), out.data(), n);
+    }
+
+    double moved = 2.0 * bytes;  // every element read once and written once
+    double copy = d2d_copy_gbps(bytes, reps);
+    std::vector<double> ms(versions.size());
+    for (size_t i = 0; i < versions.size(); ++i) ms[i] = bench_ms(versions[i].launch, reps);
+    double naive_ms = ms[1];
+
+    if (csv) std::printf("variant,rows,cols,us,gbps,pct_of_d2d\ncudaMemcpy D2D,%d,%d,%.3f,%.1f,100.0\n", rows, cols,
+                         1e3 * moved / (copy * 1e6), copy);
+    else std::printf("\n%-30s %10s %9s %9s %9s\n%-30s %10.1f %9.1f %8.1f%%\n", "variant", "time us", "GB/s",
+                     "% of D2D", "x naive", "cudaMemcpy D2D (baseline)", 1e3 * moved / (copy * 1e6), copy, 100.0);
+    size_t best = 1;
+    for (size_t i = 0; i < versions.size(); ++i) {
+        double bw = gbps(moved, ms[i]);
+        if (versions[i].transposes && bw > gbps(moved, ms[best])) best = i;
+        if (csv) std::printf("%s,%d,%d,%.3f,%.1f,%.1f\n", versions[i].name.c_str(), rows, cols, 1e3 * ms[i], bw,
+                             100 * bw / copy);
+        else if (versions[i].transposes)
+            std::printf("%-30s %10.1f %9.1f %8.1f%% %8.2fx\n", versions[i].name.c_str(), 1e3 * ms[i], bw,
+                        100 * bw / copy, naive_ms / ms[i]);
+        else std::printf("%-30s %10.1f %9.1f %8.1f%%\n", versions[i].name.c_str(), 1e3 * ms[i], bw, 100 * bw / copy);
+    }
+    if (!csv) {
+        std::printf("best transpose: %s = %.1f%% of cudaMemcpy D2D, %.1fx naive\n", versions[best].name.c_str(),
+                    100 * gbps(moved, ms[best]) / copy, naive_ms / ms[best]);
+        // The book's figures (V100 PCIe, 2048 x 2048): naive 60 us -> shared 21 us -> padded 13 us.
+        std::printf("book (V100): naive %.0f us -> shared %.0f us -> padded %.0f us = 1 : %.1fx : %.1fx\n",
+                    versions[1].book_us, versions[3].book_us, versions[4].book_us, 60.0 / 21, 60.0 / 13);
+        std::printf("here       : naive %.0f us -> shared %.0f us -> padded %.0f us = 1 : %.1fx : %.1fx%s\n",
+                    1e3 * ms[1], 1e3 * ms[3], 1e3 * ms[4], ms[1] / ms[3], ms[1] / ms[4],
+                    book ? "" : "  (--book for the book's size)");
+    }
+
+    CHECK(cudaFree(d_in));
+    CHECK(cudaFree(d_out));
+    return verdict.finish();
+}

@@ -10,20 +10,17 @@
 //           2 sync_staging    ordinary loads into shared, __syncthreads, compute, __syncthreads:
 //                             while a block waits for its tile its warps have nothing to compute;
 //           3 async_pipeline  cuda::memcpy_async into one of two shared buffers, tracked by a
-//                             block-scope cuda::pipeline: tile k+1 is in flight while tile k is
-//                             computed (double buffering). On sm_80+ the copy is the cp.async
+//                             thread-scope cuda::pipeline plus __syncthreads: tile k+1 is in flight
+//                             while tile k is computed (double buffering). On sm_80+ the copy is the cp.async
 //                             instruction (global -> shared without passing through registers);
 //                             on sm_70/75 libcu++ falls back to an ordinary copy, same semantics.
 //         All three must equal the CPU; then times and GB/s are compared.
 // Build:  make memcpy_async   Run: ./memcpy_async [--n=2^26] [--rounds=8] [--reps=20]
 // Output: the three checks, then ms, GB/s, % of cudaMemcpy D2D and the speed-up over version 2.
-#include <cooperative_groups.h>
 #include <cuda/pipeline>
 #include <functional>
 #include <vector>
 #include "common.cuh"
-
-namespace cg = cooperative_groups;
 
 constexpr int kTile = 1024;   // ints per tile (4 KB)
 constexpr int kBlock = 256;   // 4 elements per thread per tile
@@ -73,19 +70,16 @@ __global__ void sync_staging(const unsigned* in, unsigned* out, long long n, int
     }
 }
 
-// Version 3: the guide's pipeline ("with_staging"): up to kStages tiles are fetched ahead; the
-// whole block is one producer/consumer group (make_pipeline(block, ...)), so every thread takes
-// part in every acquire/commit/wait/release, and consumer_wait() makes the tile that the other
-// threads' copies brought in visible to all - no __syncthreads needed.
+// Version 3: double buffering with cuda::memcpy_async and a thread-scope cuda::pipeline (G 2.5.1:
+// the synchronization object's scope decides which threads it synchronizes). Each thread's
+// copies form its own pipeline stages - on sm_80+ they are cp.async instructions, committed as a
+// group and waited for with cp.async.wait_group, no memory barrier object involved. A thread's
+// consumer_wait() only covers its own copies, so a __syncthreads() then makes the whole tile
+// (written by all threads) visible, and a second one keeps the buffer from being refilled while
+// slower threads still read it. Tile k+1 is in flight while tile k is computed.
 __global__ void async_pipeline(const unsigned* in, unsigned* out, long long n, int rounds) {
-    __shared__ unsigned tile[kStages][kTile];
-    // A __shared__ object's constructor never runs (nvcc warns, #20054); make_pipeline() below
-    // initializes the state instead (one thread, then a block barrier), as the guide's examples rely on.
-#pragma nv_diag_suppress static_var_with_dynamic_init
-    __shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, kStages> state;
-#pragma nv_diag_default static_var_with_dynamic_init
-    cg::thread_block block = cg::this_thread_block();
-    auto pipe = cuda::make_pipeline(block, &state);
+    __shared__ __align__(16) unsigned tile[kStages][kTile];
+    cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
 
     long long tiles = (n + kTile - 1) / kTile;
     long long mine = tiles > blockIdx.x ? (tiles - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;  // tiles of this block
@@ -94,21 +88,25 @@ __global__ void async_pipeline(const unsigned* in, unsigned* out, long long n, i
 
     for (long long compute = 0, fetch = 0; compute < mine; ++compute) {
         for (; fetch < mine && fetch < compute + kStages; ++fetch) {  // keep kStages tiles in flight
-            pipe.producer_acquire();  // waits until every thread released this buffer
+            pipe.producer_acquire();
             unsigned* dst = tile[fetch % kStages];
             const unsigned* src = in + tile_base(fetch);
             int len = tile_len(fetch);
-            if (len == kTile)  // whole tiles are 16-byte aligned: lets sm_80+ move 16 B per cp.async
-                cuda::memcpy_async(block, dst, src, cuda::aligned_size_t<16>(kTile * sizeof(unsigned)), pipe);
+            if (len == kTile)  // whole tiles are 16-byte aligned: 16 B per cp.async
+                for (int i = 4 * threadIdx.x; i < kTile; i += 4 * blockDim.x)
+                    cuda::memcpy_async(dst + i, src + i, cuda::aligned_size_t<16>(16), pipe);
             else
-                cuda::memcpy_async(block, dst, src, len * sizeof(unsigned), pipe);
+                for (int i = threadIdx.x; i < len; i += blockDim.x)
+                    cuda::memcpy_async(dst + i, src + i, sizeof(unsigned), pipe);
             pipe.producer_commit();
         }
-        pipe.consumer_wait();  // the oldest committed tile has landed
+        pipe.consumer_wait();  // this thread's copies of the oldest tile have landed
+        __syncthreads();       // ... and so have everyone else's
         const unsigned* t = tile[compute % kStages];
         long long base = tile_base(compute);
         int len = tile_len(compute);
         for (int i = threadIdx.x; i < len; i += blockDim.x) out[base + i] = mix(t[i], t[len - 1 - i], rounds);
+        __syncthreads();  // everyone has read this buffer before it is refilled
         pipe.consumer_release();
     }
 }

@@ -29,7 +29,9 @@ def run_one(prog, tool, timeout):
     except subprocess.TimeoutExpired:
         return "timeout", f"timed out after {timeout}s"
     out = r.stdout + r.stderr
-    m = re.search(r"ERROR SUMMARY: (\d+) error", out)
+    # racecheck ends with "RACECHECK SUMMARY: N hazards displayed (E errors, W warnings)",
+    # the other tools with "ERROR SUMMARY: N errors"; a hazard of either severity counts.
+    m = re.search(r"ERROR SUMMARY: (\d+) error", out) or re.search(r"RACECHECK SUMMARY: (\d+) hazard", out)
     errors = int(m.group(1)) if m else None
     if r.returncode == 77:
         return "skip", out

@@ -20,6 +20,8 @@ demangle() { if have cu++filt; then cu++filt; else cat; fi | sed -E 's/\([^)]*\)
 # labelled with the kernel name). Metric names are shortened; the nvprof names are in README.md.
 ncu_rows() {
     local spec=$1; shift
+    local metrics="" prev=""
+    for a in "$@"; do [ "$prev" = "--metrics" ] && metrics=$a; prev=$a; done
     "$NCU" --csv --page raw "$@" 2>&1 | python3 -c '
 import csv, sys
 spec = sys.argv[1]
@@ -41,14 +43,15 @@ if not rows:
     sys.exit(0)
 head, data = rows[0], [r for r in rows[1:] if r and r[0].strip()]  # the units row has no ID
 name_col = head.index("Kernel Name") if "Kernel Name" in head else None
-metric_cols = [i for i, h in enumerate(head) if "__" in h]
+asked = {m for a in sys.argv[2:] for m in a.split(",")}  # the --metrics list: ncu also adds device__attribute_* columns
+metric_cols = [i for i, h in enumerate(head) if h in asked]
 for k, r in enumerate(data):
     label = r[name_col].split("(")[0] if labels is None else labels.get(str(k))
     if label is None:
         continue
     vals = "  ".join(f"{short.get(head[i], head[i])} {r[i]}" for i in metric_cols)
     print(f"    {label:<28} {vals}")
-' "$spec"
+' "$spec" "$metrics"
 }
 
 SECTORS=l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio,l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_st.ratio,smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct

@@ -76,7 +76,10 @@ int main(int argc, char** argv) {
     std::printf("%-44s %10.3f %10.3f\n", "add_one launch + sync (lazy module load)", launch_first_ms, launch_next_ms);
     Verdict verdict;
     verdict.check(init_ms > again_ms, "first call (init) slower than later");
-    verdict.check(launch_first_ms > launch_next_ms, "first launch slower than later");
+    // Printed, not checked: a tool that instruments every launch (compute-sanitizer) or a module
+    // already loaded eagerly (CUDA_MODULE_LOADING=EAGER) makes the two equal.
+    std::printf("  first launch / following: %.1fx (lazy loading puts the module load in the first launch)\n",
+                launch_first_ms / launch_next_ms);
 
     // Another host thread uses the same primary context: the pointers are valid there as is.
     CHECK(cudaMemset(d_y, 0xff, bytes));

@@ -38,7 +38,7 @@ BUILD := $(if $(HAVE_OPENCV),$(PROGRAMS),$(filter-out $(IMAGE_PROGRAMS),$(PROGRA
 COMMON_HEADERS := $(wildcard $(COMMON_DIR)/*.h $(COMMON_DIR)/*.cuh)
 
 .DEFAULT_GOAL := all
-.PHONY: all run test clean list opencv-notice
+.PHONY: all run test clean list profile opencv-notice
 
 all: $(BUILD) $(EXTRA_TARGETS) opencv-notice
 
@@ -63,6 +63,13 @@ run: all
 # This chapter's part of the test suite (the top-level `make test` runs all of it).
 test: all
 	@$(MAKE) --no-print-directory -C .. test CHAPTER=$(notdir $(CURDIR))
+
+# The chapter's lab (README "Lab"): ncu / compute-sanitizer / cuobjdump commands in lab.sh.
+profile: all
+	./lab.sh
+
+# Python with matplotlib for the plotting targets: the repository's .venv (make test creates it) if present.
+PYTHON ?= $(if $(wildcard $(COMMON_DIR)/../.venv/bin/python),$(COMMON_DIR)/../.venv/bin/python,python3)
 
 list:
 	@for p in $(PROGRAMS); do echo $$p; done

@@ -1,0 +1,253 @@
+// results.cuh - the version table of a benchmark program: check every version, time every version
+// the same way, print an aligned table or real CSV.
+//
+// A program lists its versions (name, launch, work per launch) and how to check one; the kernels
+// and their launches stay in the program, the table plumbing lives here. Results registers two
+// options, so construct it before args.parse_or_exit():
+//     --csv=FILE    also write the table as CSV to FILE: a header row, then one row per version, with the GPU, compute capability, driver and CUDA versions and
+//                   the program's parameters as columns (plot scripts and `make results` read it)
+//     --only=REGEX  check and time only the versions whose name matches (e.g. for ncu -k)
+//
+//   Results table(args, "transpose", Results::GBPS);
+//   args.parse_or_exit();
+//   DeviceInfo dev = select_device(args.device());
+//   table.param("rows", rows);                                // a column in the CSV
+//   table.baseline_d2d(bytes, reps);                          // the cudaMemcpy D2D row, "% of D2D"
+//   table.add("naive", [&] { naive<<<g, b>>>(...); }, 2.0 * bytes, check);
+//   table.speedup_over("naive");                              // optional "x naive" column
+//   table.run(verdict, reps);                                 // checks all, then times all, prints
+//
+// check is a function (Verdict&, const std::string& name) that copies the result back and compares
+// it; run() calls prepare() (if given, e.g. a memset to 0xff so that an unwritten result fails),
+// launch() once, then check, for every selected version before timing any of them. Timing is
+// bench_ms (warm-up, median of `reps` CUDA-event timings) on the default stream.
+// Work counts bytes read + written (GBPS) or floating-point operations (GFLOPS) per launch.
+#pragma once
+#include <algorithm>
+#include <cstdio>
+#include <deque>
+#include <functional>
+#include <regex>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+#include <cuda_runtime.h>
+#include "args.h"
+#include "check.cuh"
+#include "compare.h"
+#include "device.cuh"
+#include "timer.cuh"
+
+class Results {
+  public:
+    enum Unit { GBPS, GFLOPS, TIME_ONLY };
+    using Launch = std::function<void()>;
+    using Check = std::function<void(Verdict&, const std::string&)>;
+
+    struct Version {
+        std::string name;
+        Launch launch;
+        double work = 0;        // bytes (GBPS) or FLOPs (GFLOPS) per launch
+        Check check;            // empty: not checked here (e.g. the program checks it elsewhere)
+        Launch prepare;         // run once before the checking launch (not timed)
+        bool baseline = false;  // the reference row the "% of" column divides by
+        double ms = -1;         // median time, filled by run()
+        double rate() const { return ms > 0 ? work / (ms * 1e6) : 0.0; }  // GB/s or GFLOP/s
+    };
+
+    Results(Args& args, std::string program, Unit unit = GBPS) : program_(std::move(program)), unit_(unit) {
+        csv_ = args.text("csv", "", "also write the results table as CSV to FILE");
+        only_ = args.text("only", "", "check and time only the versions whose name matches this regex");
+        if (!only_.empty()) {
+            try {
+                only_re_ = std::regex(only_);
+            } catch (const std::regex_error&) {
+                bad_only_ = true;  // reported by validate(), before any CUDA call
+            }
+        }
+    }
+
+    // Call after parse_or_exit() and before select_device(); exits 2 on a bad --only pattern.
+    // (run() calls it too, for programs that forget.)
+    void validate() const {
+        if (bad_only_) {
+            std::fprintf(stderr, "%s: error: --only='%s' is not a valid regular expression\n", program_.c_str(),
+                         only_.c_str());
+            std::exit(2);
+        }
+    }
+
+    // A parameter of the run (a size, a mode): one CSV column.
+    template <class T>
+    void param(const std::string& name, T value) {
+        params_.push_back({name, to_text(value)});
+    }
+
+    Version& add(std::string name, Launch launch, double work, Check check = {}, Launch prepare = {}) {
+        versions_.push_back({std::move(name), std::move(launch), work, std::move(check), std::move(prepare)});
+        return versions_.back();
+    }
+
+    // The baseline row, timed like the versions: ratios are printed as "% of <name>".
+    Version& baseline(std::string name, Launch launch, double work, Check check = {}) {
+        Version& v = add(std::move(name), std::move(launch), work, std::move(check));
+        v.baseline = true;
+        return v;
+    }
+
+    // cudaMemcpy device-to-device of `bytes` bytes as the baseline (2 x bytes moved): the practical
+    // ceiling of a kernel that streams memory. Its buffers are allocated here and freed at exit.
+    void baseline_d2d(size_t bytes) {
+        CHECK(cudaMalloc(&d2d_src_, bytes));
+        CHECK(cudaMalloc(&d2d_dst_, bytes));
+        CHECK(cudaMemset(d2d_src_, 1, bytes));
+        baseline("cudaMemcpy D2D", [this, bytes] {
+            CHECK(cudaMemcpyAsync(d2d_dst_, d2d_src_, bytes, cudaMemcpyDeviceToDevice));
+        }, 2.0 * bytes);
+    }
+
+    // Adds a column "x <name>": how many times faster than that version each row is.
+    void speedup_over(const std::string& name) { speedup_ref_ = name; }
+
+    bool selected(const Version& v) const {
+        return v.baseline || only_.empty() || std::regex_search(v.name, only_re_);
+    }
+
+    // Checks every selected version, then times them, then prints the table (or writes the CSV).
+    void run(Verdict& verdict, int reps, int warmup = 2) {
+        validate();
+        for (auto& v : versions_) {
+            if (!selected(v) || !v.check) continue;
+            if (v.prepare) v.prepare();
+            v.launch();
+            CHECK_LAUNCH();
+            CHECK(cudaDeviceSynchronize());
+            v.check(verdict, v.name);
+        }
+        for (auto& v : versions_)
+            if (selected(v)) v.ms = bench_ms(v.launch, reps, warmup);
+        print();
+        if (!csv_.empty()) write_csv();
+    }
+
+    // After run(): a version by name (nullptr if absent or not selected).
+    const Version* find(const std::string& name) const {
+        for (auto& v : versions_)
+            if (v.name == name && v.ms > 0) return &v;
+        return nullptr;
+    }
+    const Version* base() const {
+        for (auto& v : versions_)
+            if (v.baseline && v.ms > 0) return &v;
+        return nullptr;
+    }
+    // The fastest non-baseline version: highest rate (lowest time for TIME_ONLY).
+    const Version* best() const {
+        const Version* b = nullptr;
+        for (auto& v : versions_)
+            if (!v.baseline && v.ms > 0 && (!b || (unit_ == TIME_ONLY ? v.ms < b->ms : v.rate() > b->rate()))) b = &v;
+        return b;
+    }
+    const std::deque<Version>& versions() const { return versions_; }
+
+    ~Results() {
+        if (d2d_src_) cudaFree(d2d_src_);
+        if (d2d_dst_) cudaFree(d2d_dst_);
+    }
+    Results(const Results&) = delete;
+    Results& operator=(const Results&) = delete;
+
+  private:
+    template <class T>
+    static std::string to_text(T v) {
+        if constexpr (std::is_convertible<T, std::string>::value) return std::string(v);
+        else if constexpr (std::is_floating_point<T>::value) {
+            char b[64];
+            std::snprintf(b, sizeof b, "%g", (double)v);
+            return b;
+        } else return std::to_string(v);
+    }
+
+    const char* rate_name() const { return unit_ == GBPS ? "GB/s" : unit_ == GFLOPS ? "GFLOP/s" : ""; }
+
+    void print() const {
+        const Version* b = base();
+        const Version* sref = speedup_ref_.empty() ? nullptr : find(speedup_ref_);
+        double max_ms = 0;
+        size_t w = 7;
+        for (auto& v : versions_) {
+            if (v.ms > max_ms) max_ms = v.ms;
+            if (v.ms > 0) w = std::max(w, v.name.size());
+        }
+        bool us = max_ms < 10.0;  // microseconds read better for short kernels
+        std::printf("\n%-*s %10s", (int)w, "version", us ? "time us" : "time ms");
+        if (unit_ != TIME_ONLY) std::printf(" %10s", rate_name());
+        if (b && unit_ != TIME_ONLY) std::printf(" %9s", ("% of " + short_name(b->name)).c_str());
+        if (sref) std::printf(" %9s", ("x " + short_name(sref->name)).c_str());
+        std::printf("\n");
+        for (auto& v : versions_) {
+            if (v.ms <= 0) continue;
+            std::printf("%-*s %10.*f", (int)w, v.name.c_str(), us ? 1 : 3, us ? 1e3 * v.ms : v.ms);
+            if (unit_ != TIME_ONLY) std::printf(" %10.1f", v.rate());
+            if (b && unit_ != TIME_ONLY) std::printf(" %8.1f%%", 100.0 * v.rate() / b->rate());
+            if (sref) std::printf(" %8.2fx", sref->ms / v.ms);
+            std::printf("\n");
+        }
+    }
+
+    static std::string short_name(const std::string& n) {
+        if (n.rfind("cudaMemcpy D2D", 0) == 0) return "D2D";
+        std::string s = n.substr(0, n.find(' '));
+        return s.size() > 7 ? s.substr(0, 7) : s;
+    }
+
+    static std::string csv_field(const std::string& s) {
+        if (s.find_first_of(",\"\n") == std::string::npos) return s;
+        std::string q = "\"";
+        for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+        return q + "\"";
+    }
+
+    void write_csv() const {
+        FILE* f = std::fopen(csv_.c_str(), "w");
+        if (!f) {
+            std::fprintf(stderr, "warning: could not write '%s'\n", csv_.c_str());
+            return;
+        }
+        int dev = 0, driver = 0, runtime = 0;
+        CHECK(cudaGetDevice(&dev));
+        CHECK(cudaDriverGetVersion(&driver));
+        CHECK(cudaRuntimeGetVersion(&runtime));
+        cudaDeviceProp p{};
+        CHECK(cudaGetDeviceProperties(&p, dev));
+        const Version* b = base();
+        const Version* sref = speedup_ref_.empty() ? nullptr : find(speedup_ref_);
+        std::string unit = unit_ == GBPS ? "gbps" : unit_ == GFLOPS ? "gflops" : "none";
+        std::fprintf(f, "gpu,cc,driver,cuda,program");
+        for (auto& kv : params_) std::fprintf(f, ",%s", csv_field(kv.first).c_str());
+        std::fprintf(f, ",version,baseline,ms,rate,unit,pct_of_baseline,speedup\n");
+        for (auto& v : versions_) {
+            if (v.ms <= 0) continue;
+            std::fprintf(f, "%s,%d.%d,%d.%d,%d.%d,%s", csv_field(p.name).c_str(), p.major, p.minor, driver / 1000,
+                         driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10, program_.c_str());
+            for (auto& kv : params_) std::fprintf(f, ",%s", csv_field(kv.second).c_str());
+            std::fprintf(f, ",%s,%d,%.6f,%.3f,%s,", csv_field(v.name).c_str(), v.baseline ? 1 : 0, v.ms, v.rate(),
+                         unit.c_str());
+            if (b && unit_ != TIME_ONLY) std::fprintf(f, "%.2f", 100.0 * v.rate() / b->rate());
+            std::fprintf(f, ",");
+            if (sref) std::fprintf(f, "%.3f", sref->ms / v.ms);
+            std::fprintf(f, "\n");
+        }
+        std::fclose(f);
+        std::printf("  wrote %s\n", csv_.c_str());
+    }
+
+    std::string program_, csv_, only_, speedup_ref_;
+    Unit unit_;
+    std::regex only_re_;
+    bool bad_only_ = false;
+    std::vector<std::pair<std::string, std::string>> params_;
+    std::deque<Version> versions_;  // a deque: add() returns references that stay valid
+    void *d2d_src_ = nullptr, *d2d_dst_ = nullptr;
+};

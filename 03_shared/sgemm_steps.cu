@@ -297,8 +297,8 @@ __global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS) sgemm_6_wa
 
 // ---- Step 7: asynchronous copies (G 2.5). cp.async moves global -> shared without passing through
 // registers and without stalling the thread: the copy of tile t + STAGES - 1 runs while the threads
-// compute on tile t. With src_size 0 it writes zeros, which is the edge handling. A copies 4 bytes
-// per element so that it can land transposed in As; B copies 16 bytes. Before sm_80 (no cp.async)
+// compute on tile t. With src_size 0 it writes zeros, which is the edge handling. A is copied 4
+// bytes at a time so that it can land transposed in As; B 16 bytes. Before sm_80 (no cp.async)
 // the same functions do plain loads and stores, so the kernel still runs, without the overlap.
 __device__ __forceinline__ void cp_async4(float* dst, const float* src, bool ok) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -328,23 +328,66 @@ __device__ __forceinline__ void cp_async_wait() {
 #endif
 }
 
+// One thread's copies of a tile pair, planned once; per tile the loop issues them and moves the
+// two source pointers on (A: BK columns right, B: BK rows down). The thread-to-data map is step 5's:
+//   A: group i is row m = f / (BK/4), columns kq..kq+3 (f = tid + i * THREADS, kq = f % (BK/4) * 4),
+//      copied as four 4-byte copies that land transposed in As[kq + j][m]: the offsets of the four
+//      are compile-time constants on both sides, and a warp's stores cover all 32 banks.
+//   B: group i is row f / (BN/4), columns n..n+3, one 16-byte copy (n < N: the rest is padding).
+// Rows of A past M are clamped to row M - 1 (a valid address; the copy writes zeros). Only the last
+// tile can reach past K: there (EDGE) each copy also tests its k, and one not made points at A / B.
 template <int BM, int BN, int BK, int THREADS>
-__device__ __forceinline__ void copy_tiles_async(const Operands& p, float* As, float* Bs, int bm, int bn, int k0) {
-    static_assert(BM * BK % THREADS == 0 && BK * BN % (4 * THREADS) == 0, "whole copies per thread");
-    const int tid = threadIdx.x;
+struct TileCopier {
+    static constexpr int NA = BM * BK / 4 / THREADS, NB = BK * BN / 4 / THREADS;
+    static_assert(NA * 4 * THREADS == BM * BK && NB * 4 * THREADS == BK * BN, "whole float4 groups per thread");
+    static_assert(THREADS % (BK / 4) == 0 && THREADS % (BN / 4) == 0, "same column in every group");
+    static constexpr int A_ROWS = THREADS / (BK / 4), B_ROWS = THREADS / (BN / 4);  // rows between groups
+    const float* a;    // A[row of group 0][k0 + kq] of the next tile
+    const float* b;    // B[k0 + row of group 0][bn + n] of the next tile
+    unsigned a_in = 0; // bit i: group i's row is inside A
+    bool b_in;         // this thread's columns of B start inside B
+    int a_rows, b_rows;  // A_ROWS * lda, B_ROWS * ldb: floats between two groups
+
+    __device__ TileCopier(const Operands& p, int bm, int bn) {
+        const int tid = threadIdx.x, row = bm + tid / (BK / 4), col = bn + tid % (BN / 4) * 4;
 #pragma unroll
-    for (int i = 0; i < BM * BK / THREADS; ++i) {  // a warp copies 32 / BK rows x BK floats: full sectors
-        int e = tid + i * THREADS, m = e / BK, k = e % BK;
-        bool ok = bm + m < p.M && k0 + k < p.K;
-        cp_async4(&As[k * (BM + 4) + m], ok ? &p.A[(size_t)(bm + m) * p.lda + k0 + k] : p.A, ok);
+        for (int i = 0; i < NA; ++i) a_in |= (row + i * A_ROWS < p.M ? 1u : 0u) << i;
+        a = p.A + (size_t)min(row, p.M - 1) * p.lda + tid % (BK / 4) * 4;
+        a_rows = A_ROWS * p.lda;
+        b_in = col < p.N;
+        b = p.B + (size_t)(tid / (BN / 4)) * p.ldb + min(col, p.ldb - 4);
+        b_rows = B_ROWS * p.ldb;
     }
+
+    template <bool EDGE>
+    __device__ __forceinline__ void issue(const Operands& p, float* As, float* Bs, int k0) {
+        const int tid = threadIdx.x, m = tid / (BK / 4), kq = tid % (BK / 4) * 4;
 #pragma unroll
-    for (int i = 0; i < BK * BN / 4 / THREADS; ++i) {
-        int f = tid + i * THREADS, k = f / (BN / 4), n = f % (BN / 4) * 4;
-        bool ok = k0 + k < p.K && bn + n < p.N;  // n < N: the rest of the float4 is padding
-        cp_async16(&Bs[k * BN + n], ok ? &p.B[(size_t)(k0 + k) * p.ldb + bn + n] : p.B, ok);
+        for (int i = 0; i < NA; ++i) {
+            // a group whose row is past M copies nothing; it points at group 0's (clamped) row
+            const float* src = (a_in >> i & 1) ? a + (size_t)i * a_rows : a;
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                bool ok = (a_in >> i & 1) && (!EDGE || k0 + kq + j < p.K);
+                cp_async4(&As[(kq + j) * (BM + 4) + m + i * A_ROWS], EDGE && !ok ? p.A : src + j, ok);
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < NB; ++i) {
+            int k = tid / (BN / 4) + i * B_ROWS;
+            bool ok = b_in && (!EDGE || k0 + k < p.K);
+            cp_async16(&Bs[k * BN + tid % (BN / 4) * 4], EDGE && !ok ? p.B : b + (size_t)i * b_rows, ok);
+        }
     }
-}
+
+    // Copies the tile pair that starts at k0 into one stage (As, Bs) and moves on to the next.
+    __device__ __forceinline__ void copy(const Operands& p, float* As, float* Bs, int k0) {
+        if (k0 + BK <= p.K) issue<false>(p, As, Bs, k0);
+        else issue<true>(p, As, Bs, k0);
+        a += BK;
+        b += (size_t)BK * p.ldb;
+    }
+};
 
 template <int BM, int BN, int BK, int STAGES>
 constexpr size_t async_smem_bytes() {
@@ -365,18 +408,18 @@ __global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS, MIN_BLOCKS
     float* Bs = smem + STAGES * A_SIZE;
     const int bm = blockIdx.y * BM, bn = blockIdx.x * BN, tiles = (p.K + BK - 1) / BK;
     const W w;
+    TileCopier<BM, BN, BK, W::THREADS> copier(p, bm, bn);
     float acc[TM][TN] = {};
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
-        if (s < tiles) copy_tiles_async<BM, BN, BK, W::THREADS>(p, As + s * A_SIZE, Bs + s * B_SIZE, bm, bn, s * BK);
+        if (s < tiles) copier.copy(p, As + s * A_SIZE, Bs + s * B_SIZE, s * BK);
         cp_async_commit();  // one group per tile, empty or not, so that the counting below holds
     }
     for (int t = 0; t < tiles; ++t) {
         cp_async_wait<STAGES - 2>();  // groups 0..t (tiles 0..t) of this thread have landed
         __syncthreads();              // everyone's have, and everyone is done with tile t - 1
         int next = t + STAGES - 1, s = next % STAGES;
-        if (next < tiles)
-            copy_tiles_async<BM, BN, BK, W::THREADS>(p, As + s * A_SIZE, Bs + s * B_SIZE, bm, bn, next * BK);
+        if (next < tiles) copier.copy(p, As + s * A_SIZE, Bs + s * B_SIZE, next * BK);
         cp_async_commit();
         mma_tiles<BM, BN, BK, TM, TN, 16, 32>(As + t % STAGES * A_SIZE, Bs + t % STAGES * B_SIZE, w.am, w.bn, acc);
     }

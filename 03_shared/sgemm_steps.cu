@@ -3,8 +3,8 @@
 // Manual: G 3.2.4 共享内存 (MatMulKernel with and without shared memory); G 2.5 异步SIMT编程模型
 //         (2.5.1 异步操作: copies global -> shared that run while the threads compute);
 //         N 5.5 优化矩阵乘法 (5.5.2 矩阵乘法优化).
-// Shows:  seven kernels, each differing from the one before by one idea, checked and timed against
-//         cuBLAS SGEMM (FP32 cores, no TF32) in the same run:
+// Shows:  eight steps, each kernel differing from the one before by one idea, checked and timed
+//         against cuBLAS SGEMM (FP32 cores, no TF32) in the same run:
 //           1 naive (the guide's kernel without shared memory): every FMA loads A and B
 //           2 shared-memory tiles 16x16 (the guide's MatMulKernel): each load reused 16 times
 //           3 1D register tiles: a thread computes 8 results of a column, B value reused 8 times

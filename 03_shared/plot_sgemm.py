@@ -39,7 +39,7 @@ def plot(rows, out):
         ax.text(bar.get_x() + bar.get_width() / 2, bar.get_height(), f"{float(r['rate']):.0f}\nGFLOP/s",
                 ha="center", va="bottom", fontsize=7)
     ax.axhline(90, color="tab:red", ls="--", lw=1)
-    ax.text(len(rows) - 0.5, 90, "90% target", color="tab:red", ha="right", va="bottom", fontsize=8)
+    ax.text(-0.45, 91, "90% target", color="tab:red", ha="left", va="bottom", fontsize=8)
     ax.set_xticks(range(len(rows)), names, rotation=30, ha="right", fontsize=8)
     ax.set_ylabel("% of cuBLAS SGEMM (FP32, no TF32)")
     ax.set_ylim(0, max(pct + [100]) * 1.2)

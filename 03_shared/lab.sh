@@ -6,6 +6,8 @@
 #   3. ncu: achieved vs theoretical occupancy of smem_carveout for three carveouts
 #   4. nvcc -Xptxas -v: registers, spills and shared memory of every matmul_tiled kernel
 #   5. compute-sanitizer racecheck/synccheck on reduction (one __syncthreads per tree step is enough)
+#   6. ncu: the SGEMM progression step by step (FFMA share, shared wavefronts, global sectors, stalls)
+#   7. nvcc -Xptxas -v: registers and spills of every sgemm_steps kernel (expect 0 spill bytes)
 # Needs ncu and compute-sanitizer (CUDA toolkit) and permission to read GPU counters
 # (root, or the driver's NVreg_RestrictProfilingToAdminUsers=0).
 set -u
@@ -59,3 +61,25 @@ if command -v "$SAN" >/dev/null 2>&1; then
 else
   echo "compute-sanitizer not found: skipping section 5"
 fi
+
+SGEMM_METRICS=smsp__inst_executed.sum,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,smsp__inst_executed_op_shared_ld.sum
+SGEMM_METRICS+=,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
+SGEMM_METRICS+=,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,smsp__issue_active.avg.pct_of_peak_sustained_active
+SGEMM_METRICS+=,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio
+SGEMM_METRICS+=,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio
+if command -v "$NCU" >/dev/null 2>&1; then
+  echo "== 6. sgemm_steps 2048^3: one ncu report per step (its checking launch)"
+  for s in 1 2 3 4 5 6 7 8; do
+    echo "-- step $s"
+    c=1; [ $s = 8 ] && c=4   # step 8 has four configurations
+    ncu_q -k regex:'^sgemm_' -c $c --metrics $SGEMM_METRICS ./sgemm_steps --kernel=$s --m=2048 --n=2048 --k=2048 --reps=1
+  done
+else
+  echo "ncu not found: skipping section 6"
+fi
+
+echo "== 7. sgemm_steps: nvcc -Xptxas -v (registers / spills / shared memory per kernel)"
+nvcc -std=c++17 -O3 $ARCH -I../common -Xptxas -v -o /tmp/sgemm_steps_ptxas sgemm_steps.cu -lcublas 2>&1 |
+  grep -E "Compiling entry function|registers|spill" | sed -E 's/ptxas info *: //' |
+  { command -v c++filt >/dev/null && c++filt || cat; }
+rm -f /tmp/sgemm_steps_ptxas

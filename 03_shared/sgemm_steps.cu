@@ -1,0 +1,566 @@
+// sgemm_steps - C = A * B in FP32, from the guide's kernel to cuBLAS speed, one idea per step.
+//
+// Manual: G 3.2.4 共享内存 (MatMulKernel with and without shared memory); G 2.5 异步SIMT编程模型
+//         (2.5.1 异步操作: copies global -> shared that run while the threads compute);
+//         N 5.5 优化矩阵乘法 (5.5.2 矩阵乘法优化).
+// Shows:  eight steps, each kernel differing from the one before by one idea, checked and timed
+//         against cuBLAS SGEMM (FP32 cores, no TF32) in the same run:
+//           1 naive (the guide's kernel without shared memory): every FMA loads A and B
+//           2 shared-memory tiles 16x16 (the guide's MatMulKernel): each load reused 16 times
+//           3 1D register tiles: a thread computes 8 results of a column, B value reused 8 times
+//           4 2D register tiles: 8x8 results per thread, 16 shared loads feed 64 FMAs
+//           5 float4: 16-byte global and shared loads, the A tile stored transposed
+//           6 warp tiles: a warp's threads own a compact 32x64 block, so its float4 shared reads
+//             touch contiguous bytes (one wavefront each, no bank conflicts)
+//           7 cp.async (G 2.5): the next tile is copied into a second buffer while the threads
+//             compute on the current one; one __syncthreads per tile
+//           8 autotuning: step 7 with other tile sizes / pipeline depths; the table names the best
+// Build:  make sgemm_steps   (nvcc -std=c++17 -O3 -arch=native -I../common -o sgemm_steps sgemm_steps.cu -lcublas)
+// Run:    ./sgemm_steps [--m=4096 --n=4096 --k=4096] [--kernel=N] [--reps=10] [--csv=FILE] [--only=REGEX]
+//         --kernel=N runs step N (and cuBLAS) only; any sizes work (--m=300 --n=257 --k=131)
+// Output: check lines (sampled rows against a double-precision CPU product, all of C against
+//         cuBLAS), a table (time, GFLOP/s, % of cuBLAS), the best step and its % of cuBLAS, PASSED.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+#include <cublas_v2.h>
+#include "common.cuh"
+#include "results.cuh"
+
+#define CHECK_CUBLAS(call)                                                                              \
+    do {                                                                                                \
+        cublasStatus_t s_ = (call);                                                                     \
+        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                              \
+            std::fprintf(stderr, "cuBLAS error at %s:%d\n  call:  %s\n  error: %s\n", __FILE__, __LINE__, \
+                         #call, cublasGetStatusString(s_));                                             \
+            std::printf("FAILED: cuBLAS error %s at %s:%d\n", cublasGetStatusString(s_), __FILE__, __LINE__); \
+            std::exit(1);                                                                               \
+        }                                                                                               \
+    } while (0)
+
+// Row-major A (M x K), B (K x N), C (M x N). The leading dimensions (floats from one row to the
+// next) are rounded up to a multiple of 4, as cudaMallocPitch would: every row starts 16-byte
+// aligned, so a float4 at a column that is a multiple of 4 is always an aligned load, whatever K
+// and N are. The padding columns are zero (the host clears them once), which is what lets the
+// float4 loads read a row's last, partial group of 4 without a per-element test.
+struct Operands {
+    const float* A;
+    const float* B;
+    float* C;
+    int M, N, K, lda, ldb, ldc;
+};
+
+// CPU reference in double for the listed rows of C (all columns): the ground truth for the check.
+void sgemm_rows_cpu(const std::vector<float>& a, const std::vector<float>& b, std::vector<double>& c,
+                    const std::vector<int>& rows, int n, int k) {
+    std::vector<double> acc(n);
+    for (size_t r = 0; r < rows.size(); ++r) {
+        std::fill(acc.begin(), acc.end(), 0.0);
+        for (int e = 0; e < k; ++e) {
+            double x = a[(size_t)rows[r] * k + e];
+            const float* brow = &b[(size_t)e * n];
+            for (int j = 0; j < n; ++j) acc[j] += x * brow[j];
+        }
+        std::copy(acc.begin(), acc.end(), c.begin() + r * n);
+    }
+}
+
+// ---- Edge handling shared by all steps: out-of-range elements load as 0 (a zero adds nothing to a
+// dot product) and out-of-range results are not stored. The tiles never need a size multiple.
+__device__ __forceinline__ float load1(const float* P, int ld, int row, int col, int rows, int cols) {
+    return (row < rows && col < cols) ? P[(size_t)row * ld + col] : 0.f;
+}
+// col % 4 == 0. col < cols <= ld with both multiples of 4 puts col + 3 inside the (zero) padding.
+__device__ __forceinline__ float4 load4(const float* P, int ld, int row, int col, int rows, int cols) {
+    return (row < rows && col < cols) ? *reinterpret_cast<const float4*>(&P[(size_t)row * ld + col])
+                                      : make_float4(0.f, 0.f, 0.f, 0.f);
+}
+// Four consecutive results of one row; a float4 store unless the row ends inside them.
+__device__ __forceinline__ void store4(const Operands& p, int row, int col, const float* v) {
+    if (row >= p.M) return;
+    float* c = &p.C[(size_t)row * p.ldc + col];
+    if (col + 3 < p.N) *reinterpret_cast<float4*>(c) = make_float4(v[0], v[1], v[2], v[3]);
+    else
+        for (int i = 0; i < 4 && col + i < p.N; ++i) c[i] = v[i];
+}
+
+// ---- Step 1: the guide's MatMulKernel without shared memory. Consecutive threads (threadIdx.x)
+// take consecutive columns, so B's loads are coalesced and A's are a broadcast; but every FMA
+// needs two loads, served by L1/L2, and load bandwidth limits it.
+__global__ void sgemm_1_naive(Operands p) {
+    int row = blockIdx.y * blockDim.y + threadIdx.y, col = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row >= p.M || col >= p.N) return;
+    float acc = 0.f;
+    for (int k = 0; k < p.K; ++k) acc = fmaf(p.A[(size_t)row * p.lda + k], p.B[(size_t)k * p.ldb + col], acc);
+    p.C[(size_t)row * p.ldc + col] = acc;
+}
+
+// ---- Step 2: the guide's shared-memory MatMulKernel (T x T threads, one result each). Each
+// element loaded into shared memory is used T times, but each FMA still reads two operands from
+// shared memory: now shared-memory bandwidth is the limit.
+template <int T>
+__global__ void sgemm_2_shared(Operands p) {
+    __shared__ float As[T][T], Bs[T][T];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int row = blockIdx.y * T + ty, col = blockIdx.x * T + tx;
+    float acc = 0.f;
+    for (int k0 = 0; k0 < p.K; k0 += T) {
+        As[ty][tx] = load1(p.A, p.lda, row, k0 + tx, p.M, p.K);
+        Bs[ty][tx] = load1(p.B, p.ldb, k0 + ty, col, p.K, p.N);
+        __syncthreads();  // the tiles are complete before anyone multiplies
+#pragma unroll
+        for (int k = 0; k < T; ++k) acc = fmaf(As[ty][k], Bs[k][tx], acc);
+        __syncthreads();  // everyone is done with the tiles before they are overwritten
+    }
+    if (row < p.M && col < p.N) p.C[(size_t)row * p.ldc + col] = acc;
+}
+
+// ---- Step 3: 1D register tiling. A thread computes TM results of one column: one shared load of
+// B and TM of A (the same address across the warp: a broadcast) feed TM FMAs, held in registers.
+template <int BM, int BN, int BK, int TM>
+__global__ void __launch_bounds__(BM * BN / TM) sgemm_3_1d_tiles(Operands p) {
+    constexpr int THREADS = BM * BN / TM;
+    static_assert(BM * BK == THREADS && BK * BN == THREADS, "each thread loads one element of each tile");
+    __shared__ float As[BM][BK], Bs[BK][BN];
+    const int tid = threadIdx.x, bm = blockIdx.y * BM, bn = blockIdx.x * BN;
+    const int col = tid % BN, row0 = tid / BN * TM;
+    float acc[TM] = {};
+    for (int k0 = 0; k0 < p.K; k0 += BK) {
+        As[tid / BK][tid % BK] = load1(p.A, p.lda, bm + tid / BK, k0 + tid % BK, p.M, p.K);
+        Bs[tid / BN][tid % BN] = load1(p.B, p.ldb, k0 + tid / BN, bn + tid % BN, p.K, p.N);
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < BK; ++k) {
+            float b = Bs[k][col];
+#pragma unroll
+            for (int i = 0; i < TM; ++i) acc[i] = fmaf(As[row0 + i][k], b, acc[i]);
+        }
+        __syncthreads();
+    }
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+        if (bm + row0 + i < p.M && bn + col < p.N) p.C[(size_t)(bm + row0 + i) * p.ldc + bn + col] = acc[i];
+}
+
+// ---- Step 4: 2D register tiling. A thread computes a TM x TN block: per k it loads TM values of A
+// and TN of B from shared memory and does TM * TN FMAs (64 FMAs for 16 loads at 8 x 8).
+template <int BM, int BN, int BK, int TM, int TN>
+__global__ void __launch_bounds__(BM * BN / (TM * TN)) sgemm_4_2d_tiles(Operands p) {
+    constexpr int THREADS = BM * BN / (TM * TN);
+    __shared__ float As[BM][BK], Bs[BK][BN];
+    const int tid = threadIdx.x, bm = blockIdx.y * BM, bn = blockIdx.x * BN;
+    const int ty = tid / (BN / TN), tx = tid % (BN / TN);
+    float acc[TM][TN] = {};
+    for (int k0 = 0; k0 < p.K; k0 += BK) {
+#pragma unroll
+        for (int i = 0; i < BM * BK / THREADS; ++i) {
+            int e = tid + i * THREADS;
+            As[e / BK][e % BK] = load1(p.A, p.lda, bm + e / BK, k0 + e % BK, p.M, p.K);
+        }
+#pragma unroll
+        for (int i = 0; i < BK * BN / THREADS; ++i) {
+            int e = tid + i * THREADS;
+            Bs[e / BN][e % BN] = load1(p.B, p.ldb, k0 + e / BN, bn + e % BN, p.K, p.N);
+        }
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < BK; ++k) {
+            float a[TM], b[TN];
+#pragma unroll
+            for (int i = 0; i < TM; ++i) a[i] = As[ty * TM + i][k];
+#pragma unroll
+            for (int j = 0; j < TN; ++j) b[j] = Bs[k][tx * TN + j];
+#pragma unroll
+            for (int i = 0; i < TM; ++i)
+#pragma unroll
+                for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+        }
+        __syncthreads();
+    }
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; j += 4) store4(p, bm + ty * TM + i, bn + tx * TN + j, &acc[i][j]);
+}
+
+// ---- Helpers of steps 5-8. The A tile is stored transposed, As[k][m], with BM + 4 floats per row:
+// a thread's 4 consecutive rows of A at one k are then one aligned float4, and the +4 spreads the
+// transposed stores (4 rows x 8 k per warp) over all 32 banks. Bs[k][n] is B's layout.
+//
+// Global -> registers -> shared with 16-byte loads: each thread moves BM*BK/4/THREADS float4 of A
+// and BK*BN/4/THREADS of B per tile (the whole k-range of a tile row is one or two float4).
+template <int BM, int BN, int BK, int THREADS>
+__device__ __forceinline__ void load_tiles_float4(const Operands& p, float* As, float* Bs, int bm, int bn, int k0) {
+    static_assert(BM * BK % (4 * THREADS) == 0 && BK * BN % (4 * THREADS) == 0, "whole float4 per thread");
+    const int tid = threadIdx.x;
+#pragma unroll
+    for (int i = 0; i < BM * BK / 4 / THREADS; ++i) {
+        int f = tid + i * THREADS, m = f / (BK / 4), k = f % (BK / 4) * 4;
+        float4 v = load4(p.A, p.lda, bm + m, k0 + k, p.M, p.K);
+        As[(k + 0) * (BM + 4) + m] = v.x;
+        As[(k + 1) * (BM + 4) + m] = v.y;
+        As[(k + 2) * (BM + 4) + m] = v.z;
+        As[(k + 3) * (BM + 4) + m] = v.w;
+    }
+#pragma unroll
+    for (int i = 0; i < BK * BN / 4 / THREADS; ++i) {
+        int f = tid + i * THREADS, k = f / (BN / 4), n = f % (BN / 4) * 4;
+        *reinterpret_cast<float4*>(&Bs[k * BN + n]) = load4(p.B, p.ldb, k0 + k, bn + n, p.K, p.N);
+    }
+}
+
+// The math on one pair of tiles: a thread owns TM rows of A (TM/4 groups of 4, the groups ASTEP rows
+// apart, starting at row am) and TN columns of B (groups BSTEP apart, from column bn). Per k: TM/4 +
+// TN/4 float4 shared loads, TM*TN FMAs. Steps 5 and 6 differ only in am, bn, ASTEP and BSTEP.
+template <int BM, int BN, int BK, int TM, int TN, int ASTEP, int BSTEP>
+__device__ __forceinline__ void mma_tiles(const float* As, const float* Bs, int am, int bn, float (&acc)[TM][TN]) {
+#pragma unroll
+    for (int k = 0; k < BK; ++k) {
+        float4 a4[TM / 4], b4[TN / 4];
+#pragma unroll
+        for (int i = 0; i < TM / 4; ++i) a4[i] = *reinterpret_cast<const float4*>(&As[k * (BM + 4) + am + i * ASTEP]);
+#pragma unroll
+        for (int j = 0; j < TN / 4; ++j) b4[j] = *reinterpret_cast<const float4*>(&Bs[k * BN + bn + j * BSTEP]);
+        const float* a = reinterpret_cast<const float*>(a4);
+        const float* b = reinterpret_cast<const float*>(b4);
+#pragma unroll
+        for (int i = 0; i < TM; ++i)
+#pragma unroll
+            for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+    }
+}
+
+// Writes a thread's TM x TN results (laid out as mma_tiles reads them) with float4 stores.
+template <int TM, int TN, int ASTEP, int BSTEP>
+__device__ __forceinline__ void store_results(const Operands& p, int row0, int col0, float (&acc)[TM][TN]) {
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; j += 4)
+            store4(p, row0 + i / 4 * ASTEP + i % 4, col0 + j / 4 * BSTEP, &acc[i][j]);
+}
+
+// ---- Step 5: float4 loads from global and shared memory, A transposed in shared memory. Thread
+// (ty, tx) owns rows ty*TM.. and columns tx*TN.. (contiguous). A warp is 2 x 16 threads: its B
+// reads are 16 float4 at a 32-byte stride, which fall on the same banks in groups of four.
+template <int BM, int BN, int BK, int TM, int TN>
+__global__ void __launch_bounds__(BM * BN / (TM * TN)) sgemm_5_float4(Operands p) {
+    constexpr int THREADS = BM * BN / (TM * TN);
+    __shared__ __align__(16) float As[BK * (BM + 4)];
+    __shared__ __align__(16) float Bs[BK * BN];
+    const int tid = threadIdx.x, bm = blockIdx.y * BM, bn = blockIdx.x * BN;
+    const int am = tid / (BN / TN) * TM, bcol = tid % (BN / TN) * TN;
+    float acc[TM][TN] = {};
+    for (int k0 = 0; k0 < p.K; k0 += BK) {
+        load_tiles_float4<BM, BN, BK, THREADS>(p, As, Bs, bm, bn, k0);
+        __syncthreads();
+        mma_tiles<BM, BN, BK, TM, TN, 4, 4>(As, Bs, am, bcol, acc);
+        __syncthreads();
+    }
+    store_results<TM, TN, 4, 4>(p, bm + am, bn + bcol, acc);
+}
+
+// ---- Step 6: warp tiling. The same loads and math; only the map from threads to results changes.
+// A warp owns a WM x WN = (TM*4) x (TN*8) block of C, its lanes a 4 x 8 grid: lane (lr, lc) takes
+// the 4 x 4 sub-blocks at rows lr*4 + 16i and columns lc*4 + 32j. At one k the warp reads 4
+// consecutive float4 of As (64 B) and 8 of Bs (128 B): one shared-memory wavefront each.
+template <int BM, int BN, int TM, int TN>
+struct WarpTiles {
+    static constexpr int WM = TM * 4, WN = TN * 8, THREADS = BM / WM * (BN / WN) * 32;
+    static_assert(BM % WM == 0 && BN % WN == 0 && TM % 4 == 0 && TN % 4 == 0, "whole warps, 4x4 sub-blocks");
+    int am, bn;  // first row (of As) and column (of Bs) of this thread
+    __device__ WarpTiles() {
+        int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+        am = warp / (BN / WN) * WM + lane / 8 * 4;
+        bn = warp % (BN / WN) * WN + lane % 8 * 4;
+    }
+};
+
+template <int BM, int BN, int BK, int TM, int TN>
+__global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS) sgemm_6_warp_tiles(Operands p) {
+    using W = WarpTiles<BM, BN, TM, TN>;
+    __shared__ __align__(16) float As[BK * (BM + 4)];
+    __shared__ __align__(16) float Bs[BK * BN];
+    const int bm = blockIdx.y * BM, bn = blockIdx.x * BN;
+    const W w;
+    float acc[TM][TN] = {};
+    for (int k0 = 0; k0 < p.K; k0 += BK) {
+        load_tiles_float4<BM, BN, BK, W::THREADS>(p, As, Bs, bm, bn, k0);
+        __syncthreads();
+        mma_tiles<BM, BN, BK, TM, TN, 16, 32>(As, Bs, w.am, w.bn, acc);
+        __syncthreads();
+    }
+    store_results<TM, TN, 16, 32>(p, bm + w.am, bn + w.bn, acc);
+}
+
+// ---- Step 7: asynchronous copies (G 2.5). cp.async moves global -> shared without passing through
+// registers and without stalling the thread: the copy of tile t + STAGES - 1 runs while the threads
+// compute on tile t. With src_size 0 it writes zeros, which is the edge handling. A is copied 4
+// bytes at a time so that it can land transposed in As; B 16 bytes. Before sm_80 (no cp.async)
+// the same functions do plain loads and stores, so the kernel still runs, without the overlap.
+__device__ __forceinline__ void cp_async4(float* dst, const float* src, bool ok) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(s), "l"(src), "r"(ok ? 4 : 0) : "memory");
+#else
+    *dst = ok ? *src : 0.f;
+#endif
+}
+__device__ __forceinline__ void cp_async16(float* dst, const float* src, bool ok) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(ok ? 16 : 0) : "memory");
+#else
+    *reinterpret_cast<float4*>(dst) = ok ? *reinterpret_cast<const float4*>(src) : make_float4(0.f, 0.f, 0.f, 0.f);
+#endif
+}
+__device__ __forceinline__ void cp_async_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+template <int PENDING>  // wait until at most PENDING of this thread's committed groups are in flight
+__device__ __forceinline__ void cp_async_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING) : "memory");
+#endif
+}
+
+// One thread's copies of a tile pair, planned once; per tile the loop issues them and moves the
+// two source pointers on (A: BK columns right, B: BK rows down). The thread-to-data map is step 5's:
+//   A: group i is row m = f / (BK/4), columns kq..kq+3 (f = tid + i * THREADS, kq = f % (BK/4) * 4),
+//      copied as four 4-byte copies that land transposed in As[kq + j][m]: the offsets of the four
+//      are compile-time constants on both sides, and a warp's stores cover all 32 banks.
+//   B: group i is row f / (BN/4), columns n..n+3, one 16-byte copy (n < N: the rest is padding).
+// Rows of A past M are clamped to row M - 1 (a valid address; the copy writes zeros). Only the last
+// tile can reach past K: there (EDGE) each copy also tests its k, and one not made points at A / B.
+template <int BM, int BN, int BK, int THREADS>
+struct TileCopier {
+    static constexpr int NA = BM * BK / 4 / THREADS, NB = BK * BN / 4 / THREADS;
+    static_assert(NA * 4 * THREADS == BM * BK && NB * 4 * THREADS == BK * BN, "whole float4 groups per thread");
+    static_assert(THREADS % (BK / 4) == 0 && THREADS % (BN / 4) == 0, "same column in every group");
+    static constexpr int A_ROWS = THREADS / (BK / 4), B_ROWS = THREADS / (BN / 4);  // rows between groups
+    const float* a;    // A[row of group 0][k0 + kq] of the next tile
+    const float* b;    // B[k0 + row of group 0][bn + n] of the next tile
+    unsigned a_in = 0; // bit i: group i's row is inside A
+    bool b_in;         // this thread's columns of B start inside B
+    int a_rows, b_rows;  // A_ROWS * lda, B_ROWS * ldb: floats between two groups
+
+    __device__ TileCopier(const Operands& p, int bm, int bn) {
+        const int tid = threadIdx.x, row = bm + tid / (BK / 4), col = bn + tid % (BN / 4) * 4;
+#pragma unroll
+        for (int i = 0; i < NA; ++i) a_in |= (row + i * A_ROWS < p.M ? 1u : 0u) << i;
+        a = p.A + (size_t)min(row, p.M - 1) * p.lda + tid % (BK / 4) * 4;
+        a_rows = A_ROWS * p.lda;
+        b_in = col < p.N;
+        b = p.B + (size_t)(tid / (BN / 4)) * p.ldb + min(col, p.ldb - 4);
+        b_rows = B_ROWS * p.ldb;
+    }
+
+    template <bool EDGE>
+    __device__ __forceinline__ void issue(const Operands& p, float* As, float* Bs, int k0) {
+        const int tid = threadIdx.x, m = tid / (BK / 4), kq = tid % (BK / 4) * 4;
+#pragma unroll
+        for (int i = 0; i < NA; ++i) {
+            // a group whose row is past M copies nothing; it points at group 0's (clamped) row
+            const float* src = (a_in >> i & 1) ? a + (size_t)i * a_rows : a;
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                bool ok = (a_in >> i & 1) && (!EDGE || k0 + kq + j < p.K);
+                cp_async4(&As[(kq + j) * (BM + 4) + m + i * A_ROWS], EDGE && !ok ? p.A : src + j, ok);
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < NB; ++i) {
+            int k = tid / (BN / 4) + i * B_ROWS;
+            bool ok = b_in && (!EDGE || k0 + k < p.K);
+            cp_async16(&Bs[k * BN + tid % (BN / 4) * 4], EDGE && !ok ? p.B : b + (size_t)i * b_rows, ok);
+        }
+    }
+
+    // Copies the tile pair that starts at k0 into one stage (As, Bs) and moves on to the next.
+    __device__ __forceinline__ void copy(const Operands& p, float* As, float* Bs, int k0) {
+        if (k0 + BK <= p.K) issue<false>(p, As, Bs, k0);
+        else issue<true>(p, As, Bs, k0);
+        a += BK;
+        b += (size_t)BK * p.ldb;
+    }
+};
+
+template <int BM, int BN, int BK, int STAGES>
+constexpr size_t async_smem_bytes() {
+    return sizeof(float) * STAGES * (BK * (BM + 4) + BK * BN);
+}
+
+// STAGES shared buffers in a ring. Iteration t waits for tile t (its own copies, then the barrier
+// for everyone's), then starts the copy of tile t + STAGES - 1 into the buffer that tile t - 1
+// used - every thread has passed the barrier, so nobody reads it any more - and computes on tile t.
+// One __syncthreads per tile. MIN_BLOCKS caps the registers (65536 / (THREADS * MIN_BLOCKS)).
+template <int BM, int BN, int BK, int TM, int TN, int STAGES, int MIN_BLOCKS>
+__global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS, MIN_BLOCKS) sgemm_7_async(Operands p) {
+    using W = WarpTiles<BM, BN, TM, TN>;
+    static_assert(STAGES >= 2, "at least double buffering");
+    constexpr int A_SIZE = BK * (BM + 4), B_SIZE = BK * BN;
+    extern __shared__ __align__(16) float smem[];  // STAGES x As, then STAGES x Bs
+    float* As = smem;
+    float* Bs = smem + STAGES * A_SIZE;
+    const int bm = blockIdx.y * BM, bn = blockIdx.x * BN, tiles = (p.K + BK - 1) / BK;
+    const W w;
+    TileCopier<BM, BN, BK, W::THREADS> copier(p, bm, bn);
+    float acc[TM][TN] = {};
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+        if (s < tiles) copier.copy(p, As + s * A_SIZE, Bs + s * B_SIZE, s * BK);
+        cp_async_commit();  // one group per tile, empty or not, so that the counting below holds
+    }
+    for (int t = 0; t < tiles; ++t) {
+        cp_async_wait<STAGES - 2>();  // groups 0..t (tiles 0..t) of this thread have landed
+        __syncthreads();              // everyone's have, and everyone is done with tile t - 1
+        int next = t + STAGES - 1, s = next % STAGES;
+        if (next < tiles) copier.copy(p, As + s * A_SIZE, Bs + s * B_SIZE, next * BK);
+        cp_async_commit();
+        mma_tiles<BM, BN, BK, TM, TN, 16, 32>(As + t % STAGES * A_SIZE, Bs + t % STAGES * B_SIZE, w.am, w.bn, acc);
+    }
+    store_results<TM, TN, 16, 32>(p, bm + w.am, bn + w.bn, acc);
+}
+
+// ---- Host side.
+struct DeviceMatrix {
+    int rows, cols, ld;
+    float* d;
+};
+
+DeviceMatrix upload(const std::vector<float>& h, int rows, int cols) {
+    DeviceMatrix m{rows, cols, (cols + 3) / 4 * 4, nullptr};
+    size_t bytes = (size_t)m.ld * rows * sizeof(float);
+    CHECK(cudaMalloc(&m.d, bytes));
+    CHECK(cudaMemset(m.d, 0, bytes));  // the padding columns are zero (see Operands)
+    if (!h.empty())
+        CHECK(cudaMemcpy2D(m.d, m.ld * sizeof(float), h.data(), cols * sizeof(float), cols * sizeof(float), rows,
+                           cudaMemcpyHostToDevice));
+    return m;
+}
+
+// A launcher for step 7's kernel with one configuration: grid, block and (opted-in) shared memory.
+template <int BM, int BN, int BK, int TM, int TN, int STAGES, int MIN_BLOCKS>
+std::function<void()> async_launcher(const Operands& p, const DeviceInfo& dev, bool* fits) {
+    auto kernel = sgemm_7_async<BM, BN, BK, TM, TN, STAGES, MIN_BLOCKS>;
+    constexpr size_t smem = async_smem_bytes<BM, BN, BK, STAGES>();
+    *fits = smem <= dev.prop.sharedMemPerBlockOptin;
+    if (*fits) CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    dim3 grid((p.N + BN - 1) / BN, (p.M + BM - 1) / BM);
+    int threads = WarpTiles<BM, BN, TM, TN>::THREADS;
+    return [=] { kernel<<<grid, threads, smem>>>(p); };
+}
+
+int main(int argc, char** argv) {
+    Args args(argc, argv, "SGEMM step by step: naive -> shared tiles -> register tiles -> float4 -> warp tiles -> cp.async, vs cuBLAS.");
+    Results table(args, "sgemm_steps", Results::GFLOPS);
+    int M = (int)args.integer("m", 4096, 1, 16384, "rows of A and C");
+    int N = (int)args.integer("n", 4096, 1, 16384, "columns of B and C");
+    int K = (int)args.integer("k", 4096, 1, 16384, "columns of A, rows of B");
+    int step = (int)args.integer("kernel", 0, 0, 8, "run only this step (and cuBLAS); 0 = all steps");
+    int reps = (int)args.integer("reps", 10, 1, 1000, "timed repetitions (median reported)");
+    args.parse_or_exit();
+    table.validate();
+
+    DeviceInfo dev = select_device(args.device());
+    std::printf("C[%d x %d] = A[%d x %d] * B[%d x %d], fp32; %.1f GFLOP per product\n", M, N, M, K, K, N,
+                2.0 * M * N * K / 1e9);
+    table.param("m", M);
+    table.param("n", N);
+    table.param("k", K);
+
+    std::vector<float> a = random_vector<float>((size_t)M * K, -1.f, 1.f, 1);
+    std::vector<float> b = random_vector<float>((size_t)K * N, -1.f, 1.f, 2);
+    std::vector<float> c((size_t)M * N), c_blas((size_t)M * N);
+    DeviceMatrix dA = upload(a, M, K), dB = upload(b, K, N), dC = upload({}, M, N);
+    const Operands p{dA.d, dB.d, dC.d, M, N, K, dA.ld, dB.ld, dC.ld};
+
+    cublasHandle_t handle;
+    CHECK_CUBLAS(cublasCreate(&handle));
+    // FP32 on the FP32 cores: the default math mode never uses TF32 tensor cores for cublasSgemm
+    // (only CUBLAS_TF32_TENSOR_OP_MATH would), so cuBLAS does the same arithmetic as the kernels.
+    CHECK_CUBLAS(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH));
+    const float one = 1.f, zero = 0.f;
+
+    // Ground truth: a double-precision CPU product of sampled rows - all rows when the product is
+    // small, else up to 64 rows spread from the first to the last (fewer at the largest sizes, so
+    // that the CPU stays under a few seconds). The rest of C is compared with cuBLAS.
+    std::vector<int> rows;
+    int nsample = (double)M * N * K <= 1.5e8 ? M : std::min(M, (int)std::clamp(2e9 / ((double)N * K), 8.0, 64.0));
+    for (int i = 0; i < nsample; ++i)
+        rows.push_back(nsample == M ? i : (int)((long long)i * (M - 1) / std::max(nsample - 1, 1)));
+    std::vector<double> ref(rows.size() * N);
+    sgemm_rows_cpu(a, b, ref, rows, N, K);
+    std::vector<float> sampled(rows.size() * N), sampled_ref(ref.begin(), ref.end());
+    // Tolerance: each result sums K products of numbers in [-1, 1]. fp32 rounding errors (u = 2^-24)
+    // add like a random walk, ~sqrt(K) * u * |partial sums| <= K^1.5 * u: 0.016 at K = 4096, ~100x the
+    // typical error; a wrong index or a lost tile is off by ~|C| ~ sqrt(K / 9) ~ 21.
+    double atol = std::pow((double)K, 1.5) * std::ldexp(1.0, -24);
+
+    bool blas_done = false;
+    auto check = [&](Verdict& v, const std::string& name) {
+        bool is_blas = name.rfind("cuBLAS", 0) == 0;
+        std::vector<float>& out = is_blas ? c_blas : c;
+        CHECK(cudaMemcpy2D(out.data(), N * sizeof(float), dC.d, dC.ld * sizeof(float), N * sizeof(float), M,
+                           cudaMemcpyDeviceToHost));
+        for (size_t r = 0; r < rows.size(); ++r)
+            std::copy(out.begin() + (size_t)rows[r] * N, out.begin() + (size_t)(rows[r] + 1) * N, sampled.begin() + r * N);
+        std::string what = name.substr(0, 24);
+        v.close(what + (nsample == M ? " vs CPU" : " vs CPU rows"), sampled_ref.data(), sampled.data(), sampled.size(),
+                atol, 0.0);
+        if (is_blas) blas_done = true;
+        else if (nsample != M && blas_done)
+            v.close(what + " vs cuBLAS", c_blas.data(), c.data(), c.size(), 2 * atol, 0.0);
+    };
+    auto poison = [&] { CHECK(cudaMemset(dC.d, 0xff, (size_t)dC.ld * M * sizeof(float))); };  // NaN: unwritten fails
+
+    // cuBLAS is column-major. A row-major M x N matrix is a column-major N x M one (its transpose),
+    // and C^T = B^T * A^T: pass B first, with the sizes swapped. No copies.
+    Results::Version& blas = table.baseline("cuBLAS SGEMM (FP32)", [&] {
+        CHECK_CUBLAS(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, dB.d, dB.ld, dA.d, dA.ld, &zero,
+                                 dC.d, dC.ld));
+    }, 2.0 * M * N * K, check);
+    blas.prepare = poison;
+
+    auto grid = [&](int bm, int bn) { return dim3((N + bn - 1) / bn, (M + bm - 1) / bm); };
+    auto add = [&](int s, const std::string& name, std::function<void()> launch) {
+        if (step == 0 || step == s) table.add(name, std::move(launch), 2.0 * M * N * K, check, poison);
+    };
+    add(1, "1 naive (G 3.2.4)", [&, g = grid(16, 16)] { sgemm_1_naive<<<g, dim3(16, 16)>>>(p); });
+    add(2, "2 shared 16x16 (G 3.2.4)", [&, g = grid(16, 16)] { sgemm_2_shared<16><<<g, dim3(16, 16)>>>(p); });
+    add(3, "3 1D regs 64x64, 8x1", [&, g = grid(64, 64)] { sgemm_3_1d_tiles<64, 64, 8, 8><<<g, 512>>>(p); });
+    add(4, "4 2D regs 128x128, 8x8", [&, g = grid(128, 128)] { sgemm_4_2d_tiles<128, 128, 8, 8, 8><<<g, 256>>>(p); });
+    add(5, "5 float4, A transposed", [&, g = grid(128, 128)] { sgemm_5_float4<128, 128, 8, 8, 8><<<g, 256>>>(p); });
+    add(6, "6 warp tiles 32x64", [&, g = grid(128, 128)] { sgemm_6_warp_tiles<128, 128, 8, 8, 8><<<g, 256>>>(p); });
+    // Step 7 and the autotuning candidates of step 8: block tile BMxBNxBK, results per thread TMxTN,
+    // pipeline stages, blocks per SM that __launch_bounds__ asks registers for.
+    bool fits = true;
+    auto tuned = [&](int s, const std::string& name, std::function<void()> launch) {
+        if (fits) add(s, name, std::move(launch));
+        else std::printf("  (%s needs more shared memory than this GPU allows per block: left out)\n", name.c_str());
+    };
+    tuned(7, "7 cp.async 128x128x8 2st", async_launcher<128, 128, 8, 8, 8, 2, 2>(p, dev, &fits));
+    tuned(8, "8 tuned 128x128x8 3st", async_launcher<128, 128, 8, 8, 8, 3, 2>(p, dev, &fits));
+    tuned(8, "8 tuned 128x128x16 3st", async_launcher<128, 128, 16, 8, 8, 3, 2>(p, dev, &fits));
+    tuned(8, "8 tuned 128x256x8 3st 8x16", async_launcher<128, 256, 8, 8, 16, 3, 1>(p, dev, &fits));
+    tuned(8, "8 tuned 256x128x8 3st 16x8", async_launcher<256, 128, 8, 16, 8, 3, 1>(p, dev, &fits));
+
+    Verdict verdict;
+    table.run(verdict, reps);
+
+    const Results::Version* best = table.best();
+    const Results::Version* base = table.base();
+    if (best && base)
+        std::printf("best step: %s, %.1f%% of cuBLAS (%.1f vs %.1f GFLOP/s)\n", best->name.c_str(),
+                    100.0 * best->rate() / base->rate(), best->rate(), base->rate());
+
+    CHECK_CUBLAS(cublasDestroy(handle));
+    CHECK(cudaFree(dA.d));
+    CHECK(cudaFree(dB.d));
+    CHECK(cudaFree(dC.d));
+    return verdict.finish();
+}

@@ -24,7 +24,7 @@ TEXM=l1tex__t_sector_hit_rate.pct,l1tex__t_sectors_pipe_tex_mem_texture.sum,l1te
 MEMM=lts__t_sector_hit_rate.pct,dram__bytes_read.sum,l1tex__throughput.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum
 
 echo "== 1. image_scaling: figures/scaling_{input,point,bilinear}.png"
-make --no-print-directory figures | grep -E "wrote|check|PASSED|FAILED|SKIPPED"
+make --no-print-directory plots | grep -E "wrote|check|PASSED|FAILED|SKIPPED"
 
 if command -v "$NCU" >/dev/null 2>&1; then
   echo "== 2. sobel_texture 4096 x 4096: global vs texture vs shared tile"

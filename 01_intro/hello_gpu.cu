@@ -7,7 +7,7 @@
 //         is buffered on the GPU and appears when the host synchronizes); every thread also
 //         writes its blockIdx.x and threadIdx.x into a buffer, which the CPU checks, so the
 //         program can tell a wrong launch from a right one. The multi-file version of the same
-//         program (separate compilation, `nvcc -dc` + device link) is hello_multi_main.cu.
+//         program (separate compilation, `nvcc -dc` + device link) is hello_multi.cu.
 // Build:  make hello_gpu         Run: ./hello_gpu [--blocks=2] [--threads=4]
 // Output: the launch configuration, a few "Hello World from block b thread t" lines (in any
 //         order: blocks are scheduled independently), the id check, then PASSED.

@@ -13,6 +13,9 @@
 //         Pass/Error, and 5.2.1 never frees h_cc; here the check is exact, reports the first
 //         mismatch and sets the exit code. Values stay in [0, 1023] as in the notes, and
 //         n <= 2048 keeps every sum below 2^31 (no int overflow).
+//         Continued in 03_shared/matmul_tiled.cu: the guide's float version of the same
+//         one-thread-per-element kernel, then shared-memory tiles, register blocking and cuBLAS.
+//         (The notes name the inner dimension n, so --n here is matmul_tiled's --k.)
 // Build:  make matmul_naive      Run: ./matmul_naive [--m=1024] [--n=1024] [--k=1024] [--reps=10]
 // Output: the exact checks of both layouts, then time, GOP/s and the notes / coalesced ratio.
 #include <functional>

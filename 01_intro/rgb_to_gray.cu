@@ -25,8 +25,8 @@ uint8_t gray_notes_bug(const uint8_t* bgr) {
 }
 
 // The kernel (the notes' im2gray, fixed). The + 0.5f rounds to nearest as OpenCV does, instead
-// of truncating.
-__global__ void im2gray(const uchar3* in, unsigned char* out, int height, int width) {
+// of truncating. Width first, then height, as in every kernel here (the notes pass height first).
+__global__ void im2gray(const uchar3* in, unsigned char* out, int width, int height) {
     int x = threadIdx.x + blockIdx.x * blockDim.x;
     int y = threadIdx.y + blockIdx.y * blockDim.y;
     if (x < width && y < height) {
@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
 
     dim3 block(32, 8);  // a warp spans 32 neighbouring pixels of one row: coalesced
     dim3 grid((width + block.x - 1) / block.x, (height + block.y - 1) / block.y);
-    auto launch = [&] { im2gray<<<grid, block>>>(d_in, d_out, height, width); };
+    auto launch = [&] { im2gray<<<grid, block>>>(d_in, d_out, width, height); };
 
     // Validate twice, the output first filled with 0x00 and then 0xff: a pixel the kernel skipped
     // cannot be within 1 of the reference both times.

@@ -8,6 +8,9 @@
 //         128x128 block tile with 8x8 results per thread (register blocking) reuses every shared
 //         load 8 times from registers and reads A B.width / 128 times. cuBLAS SGEMM (FP32, no tensor
 //         cores) is the reference point: GFLOP/s and % of cuBLAS for each kernel.
+//         The one-thread-per-element kernel first appears in 01_intro/matmul_naive.cu (the notes'
+//         integer version, two thread layouts, timed with events). Sizes follow BLAS: C is M x N,
+//         the inner dimension is K (matmul_naive follows the notes and calls it n).
 // Build:  make matmul_tiled            (links -lcublas)
 // Run:    ./matmul_tiled [--m=4096 --n=4096 --k=4096] [--reps=10] [--csv]
 //         any sizes work: --m=1000 --n=999 --k=3 (tiles past the edge are zero-filled, stores guarded)

@@ -8,7 +8,7 @@
 //         (--device-c, short for -rdc=true -c), and the final nvcc link runs the device linker
 //         (nvlink) that resolves the cross-file GPU calls before the host link. Compiled the
 //         ordinary way (whole-program mode) the build fails with "External calls are not
-//         supported" / an unresolved extern function. The seed's recipe was
+//         supported" / an unresolved extern function. The notes' recipe was
 //         `nvcc --device-c hello_from_gpu.cu -o hello_from_gpu.o` then linking the objects.
 //         Done by hand it is:
 //           nvcc -dc hello_multi.cu hello_multi_device.cu    (two .o with relocatable GPU code)

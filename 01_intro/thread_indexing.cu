@@ -10,7 +10,7 @@
 //         Finally a block of 1025 threads is refused. The guide and the notes name the error
 //         cudaErrorInvalidConfiguration; CUDA 13.0 (driver 580, H200) returns
 //         cudaErrorInvalidValue for it. Either is accepted; the one seen is printed.
-//         Seed bugs fixed: the notes name the 1D-grid-of-2D-blocks function getGlobalIdx_1D_3D
+//         Bugs in the notes, fixed: they name the 1D-grid-of-2D-blocks function getGlobalIdx_1D_3D
 //         (a second definition with the same name: it does not compile) and the 1D_3D one lacks a
 //         '*' in "threadIdx.z blockDim.y" (a syntax error). Here they are getGlobalIdx_1D_2D and
 //         getGlobalIdx_1D_3D with threadIdx.z * blockDim.y * blockDim.x.

@@ -15,7 +15,7 @@
 #include <vector>
 #include "common.cuh"
 
-// One pixel's coefficients, 8 ints = 32 bytes. The seed calls this layout "Coefficients_SOA"
+// One pixel's coefficients, 8 ints = 32 bytes. The book calls this layout "Coefficients_SOA"
 // and the pointer layout below "Coefficients_AOS": the names are swapped there (fixed here).
 struct Coefficients_AOS {
     int r, b, g, hue, saturation, maxVal, minVal, finalVal;

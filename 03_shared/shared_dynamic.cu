@@ -10,8 +10,8 @@
 //         and the kernel must opt in with cudaFuncSetAttribute(cudaFuncAttributeMaxDynamicSharedMemorySize).
 //         The program launches (3) without the opt-in first and shows the documented error
 //         (cudaErrorInvalidValue, non-sticky), then opts in and launches it again.
-//         Seed fixes: the notes write `treadIdx` and `dynamicFun<<1, n, n*sizeof(int)>>`, which do not
-//         compile; the launch needs <<<...>>>.
+//         Fixes to the notes' code: they write `treadIdx` and `dynamicFun<<1, n, n*sizeof(int)>>`,
+//         which do not compile; the launch needs <<<...>>>.
 // Build:  make shared_dynamic   Run: ./shared_dynamic [--n=2^26] [--block=512] [--smem-kb=64] [--reps=20]
 // Output: function attributes before/after the opt-in, the failed and the successful launch, each
 //         version's check, time and GB/s; then PASSED.

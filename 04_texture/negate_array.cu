@@ -21,7 +21,7 @@ void negate_cpu(const float* in, float* out, long long n) {
     for (long long i = 0; i < n; ++i) out[i] = -in[i];
 }
 
-// The article's kernel: the texture object replaces the file-scope texture<float,1> texRef. Seed fix:
+// The article's kernel: the texture object replaces the file-scope texture<float,1> texRef. Fix to the article:
 // the article's check loop `for (i = 0; i << N; i++)` never ran (0 << N is 0); here every element is checked.
 __global__ void negate_texture(long long n, float* d_out, cudaTextureObject_t tex) {
     long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;

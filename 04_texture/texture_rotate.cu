@@ -47,7 +47,7 @@ void rotate_cpu(const std::vector<float>& t, std::vector<float>& out, int w, int
         }
 }
 
-// The guide's kernel. Seed fix: it has no bounds check, so a width or height that is not a multiple
+// The guide's kernel. Fix to the guide: it has no bounds check, so a width or height that is not a multiple
 // of the 16x16 block writes past the end of `output`; this one returns early outside the image.
 __global__ void transformKernel(float* output, cudaTextureObject_t texObj, int width, int height, float theta) {
     unsigned int x = blockIdx.x * blockDim.x + threadIdx.x;

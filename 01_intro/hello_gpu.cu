@@ -2,6 +2,7 @@
 //
 // Manual: N 1.1 nvcc; N 3.1 三个函数 (__global__ / __device__ / __host__);
 //         G 2.1 内核 (<<<...>>> execution configuration, built-in threadIdx / blockIdx).
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o hello_gpu hello_gpu.cu
 // Shows:  a __global__ function runs once per thread: <<<blocks, threads>>> starts
 //         blocks x threads copies of it. A few threads say hello with device printf (its output
 //         is buffered on the GPU and appears when the host synchronizes); every thread also

@@ -10,9 +10,9 @@
 //         ordinary way (whole-program mode) the build fails with "External calls are not
 //         supported" / an unresolved extern function. The notes' recipe was
 //         `nvcc --device-c hello_from_gpu.cu -o hello_from_gpu.o` then linking the objects.
-//         Done by hand it is:
-//           nvcc -dc hello_multi.cu hello_multi_device.cu    (two .o with relocatable GPU code)
-//           nvcc hello_multi.o hello_multi_device.o -o hello_multi   (device link + host link)
+//         What make runs, simplified (two .o with relocatable GPU code, then device + host link):
+//           nvcc -std=c++17 -O3 -arch=native -I../common -dc hello_multi.cu hello_multi_device.cu
+//           nvcc -arch=native -o hello_multi hello_multi.o hello_multi_device.o
 //         or, with a host linker: nvcc -dlink *.o -o dlink.o; g++ *.o dlink.o -lcudart
 // Build:  make hello_multi       Run: ./hello_multi [--blocks=2] [--threads=4]
 // Output: the launch, a few hello lines from the other file's code, the id check, PASSED.

@@ -2,6 +2,7 @@
 //
 // Manual: N 4.4 矩阵乘法; N 5.2 CUDA编程模型中的事件 (5.2.1 使用实例: timing with cudaEventRecord /
 //         cudaEventElapsedTime).
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o matmul_naive matmul_naive.cu
 // Shows:  C (m x k) = A (m x n) * B (n x k), one thread per element of C, 16x16 blocks.
 //         The notes' first version (4.4) takes the ROW from threadIdx.x: the 16 threads of a
 //         half-warp then read A at 16 rows n*4 bytes apart and write C at 16 rows apart, one

@@ -1,6 +1,8 @@
 // rgb_to_gray - colour to grayscale, one thread per pixel, image in and out through OpenCV.
 //
 // Manual: N 4.5 图像转化成灰度图 (converting an image to grayscale), 4.5.1 灰度图像算法.
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o rgb_to_gray rgb_to_gray.cu
+//            $(pkg-config --cflags --libs opencv4)
 // Shows:  a 2D grid over the image, a uchar3 per pixel, and the weighted sum that models the
 //         eye's sensitivity: gray = 0.299 R + 0.587 G + 0.114 B (the notes round it to
 //         0.30 / 0.59 / 0.11; these are OpenCV's weights). OpenCV stores pixels as B, G, R, so

@@ -1,6 +1,8 @@
 // sobel_edge - 3x3 Sobel edge detection on a grayscale image, one thread per pixel.
 //
 // Manual: N 4.3 sobel边缘检测 (Sobel edge detection), 4.3.1 基本原理, 4.3.2 代码.
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o sobel_edge sobel_edge.cu
+//            $(pkg-config --cflags --libs opencv4)
 // Shows:  each thread reads its 3x3 neighbourhood x0..x8, forms the horizontal and vertical
 //         gradients Gx, Gy with the Sobel kernels and writes (|Gx| + |Gy|) / 2. As in the notes,
 //         the image is smoothed with a 3x3 Gaussian first. Three fixes to the notes' code:

@@ -3,6 +3,7 @@
 // Manual: G 3.2.3 L2级设备内存管理: 3.2.3.1 为持久访问预留L2缓存, 3.2.3.2 L2持久化访问策略,
 //         3.2.3.3 L2访问属性, 3.2.3.4 L2持久性示例, 3.2.3.5 将L2 Access重置为Normal,
 //         3.2.3.7 查询L2缓存属性, 3.2.3.8 控制L2缓存预留大小用于持久内存访问.
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o l2_persistence l2_persistence.cu
 // Shows:  out[i] = 3 * stream[i] + hot[i % H]: every element of the hot buffer is reused n / H
 //         times, and between two uses of a hot line 3 x H x 4 bytes pass through L2 (more than
 //         L2 holds, so an LRU cache would evict the hot lines first). The kernel is timed three

@@ -2,6 +2,7 @@
 //
 // Manual: G 3.2.4 共享内存 (the Matrix struct with stride, GetSubMatrix / GetElement / SetElement,
 //         MatMulKernel with and without shared memory); N 5.5 优化矩阵乘法 (5.5.2 矩阵乘法优化).
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o matmul_tiled matmul_tiled.cu -lcublas
 // Shows:  the naive kernel reads a row of A and a column of B from global memory for every element
 //         of C (A is read B.width times). The guide's 16x16 tiles read each element of A and B once
 //         per tile into shared memory and reuse it 16 times: A is read B.width / 16 times. A

@@ -2,6 +2,7 @@
 //
 // Manual: N 5.4.2 申请共享内存 (allocating shared memory: 静态申请 / 动态申请);
 //         G 3.2.4 共享内存 (Shared Memory); G 5.2.3 多处理器层次 (static + dynamic = a block's total).
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o shared_dynamic shared_dynamic.cu
 // Shows:  the same in-block reverse written three ways. (1) a static array `__shared__ int s[256]`
 //         whose size is fixed at compile time; (2) `extern __shared__ int s[]` whose size is the third
 //         launch parameter <<<grid, block, bytes>>>, so one kernel serves any block size; (3) a block

@@ -3,6 +3,7 @@
 //
 // Manual: T "Using texture memory in CUDA" (CUDA, 用于大量数据的超级运算:第13节), 样例 1: 将纹理绑定到被更新的
 //         线性内存上 (negateArray.cu); G 3.2.12.1.1 纹理对象API; G 3.2.12.4 读写一致性.
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o negate_array negate_array.cu
 // Shows:  a texture object over plain cudaMalloc memory (cudaResourceTypeLinear) - no CUDA array, no
 //         filtering, no addressing modes, integer indices only (tex1Dfetch). The kernel reads a[i]
 //         through the texture cache and writes -a[i] to the same buffer: allowed, because no thread

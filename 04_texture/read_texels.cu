@@ -2,6 +2,7 @@
 //
 // Manual: T "Using texture memory in CUDA" (CUDA, 用于大量数据的超级运算:第13节), example readTexels.cu;
 //         G 3.2.12.1 纹理内存 (filter mode), G 3.2.12.1.1 纹理对象API.
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o read_texels read_texels.cu
 // Shows:  a CUDA array of N floats 0, 1, 2, ... read with tex1D at x = 0, 1, 2, ... returns
 //         0.0 0.5 1.5 ... 8.5, not 0 1 2 ...: with linear filtering a texel's value sits at its
 //         CENTRE, x = i + 0.5. The filter computes xB = x - 0.5, i = floor(xB), a = frac(xB) and returns

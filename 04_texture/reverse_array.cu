@@ -2,6 +2,7 @@
 //
 // Manual: T "Using texture memory in CUDA" (CUDA, 用于大量数据的超级运算:第13节), 样例 2: 重新访问
 //         reverseArray_multiblock.cu 样例 (reverseArray_multiblockTexture.cu); G 3.2.12.1.1 纹理对象API.
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o reverse_array reverse_array.cu
 // Shows:  the only change from the global-memory kernel is where the input comes from: d_in[in]
 //         becomes tex1Dfetch<int>(tex, in). Block b of the grid writes the mirror-image block at the
 //         other end, each thread its mirror element, so reads and writes are both coalesced. The

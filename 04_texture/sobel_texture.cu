@@ -2,6 +2,8 @@
 //
 // Manual: N 4.3 sobel边缘检测 (the notes' Sobel) tied to G 3.2.12 纹理内存和表面内存 and
 //         G 3.2.12.1 纹理内存 (clamp addressing handles out-of-range coordinates in hardware).
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o sobel_texture sobel_texture.cu
+//            $(pkg-config --cflags --libs opencv4)
 // Shows:  the 3x3 stencil reads each pixel 9 times. sobel_global_kernel is the kernel of
 //         01_intro/sobel_edge.cu (sobel_gpu, same arguments: in, out, width, height) and clamps its indices by hand;
 //         sobel_texture_kernel lets the texture unit clamp (cudaAddressModeClamp) and reads from a CUDA

@@ -3,6 +3,7 @@
 //
 // Manual: G 3.2.12.1.1 纹理对象API (transformKernel); G 3.2.12.1 纹理内存 (normalized coordinates,
 //         addressing and filter modes); the guide's appendix "Texture Fetching" for the filter formula.
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o texture_rotate texture_rotate.cu
 // Shows:  the texture unit does the address arithmetic (wrap: frac(x)) and the bilinear interpolation
 //         for free, in hardware. Its interpolation weights are 9-bit fixed point with 8 fractional bits,
 //         so the result is NOT the exact bilinear value: the CPU reference implements the guide's formula

@@ -167,8 +167,8 @@ void check_window_readback(Bench& bench, Verdict& verdict) {
                   "window reads back (GetAttribute)");
 }
 
-// Validates every configuration from `first` on (all before timing any: lab.sh section 4 counts on that launch
-// order expects), then times each under its own window.
+// Validates every configuration from `first` on, all before timing any (lab.sh section 4 counts
+// on that launch order), then times each under its own window.
 void validate_and_time(Bench& bench, int first, Verdict& verdict) {
     for (int k = first; k < (int)bench.configs.size(); ++k) {
         bench.apply(bench.configs[k]);

@@ -55,11 +55,12 @@ $(IMAGE_PROGRAMS): LDLIBS += $(OPENCV_LIBS)
 %: %.cu $(COMMON_HEADERS)
 	$(NVCC) $(NVCCFLAGS) -o $@ $< $(LDLIBS)
 
-# Listings for the labs, one architecture each: ARCH when given, else this machine's GPU, else sm_90.
-#   make transpose.sass   cuobjdump -sass of the program (the SASS that runs; built with ARCH=...
-#                         it holds that architecture only, with the portable set all five)
+# Listings for the labs (lab.sh uses them; any program of any chapter works):
+#   make transpose.sass   cuobjdump -sass of the program as built: the SASS that runs (one
+#                         architecture on a GPU machine or with ARCH=..., else the portable five)
 #   make transpose.regs   ptxas -v report: registers, spill stores/loads, stack and shared memory
-#                         per kernel (nvcc -Xptxas -v; compiled again every time, nothing linked)
+#                         per kernel, for one architecture: ARCH when given, else this machine's
+#                         GPU, else sm_90 (nvcc -Xptxas -v -c; compiled again every time)
 LISTING_ARCH := $(if $(strip $(ARCH)),-arch=$(ARCH),$(if $(HAVE_GPU),-arch=native,-arch=sm_90))
 CUOBJDUMP ?= cuobjdump
 %.sass: %

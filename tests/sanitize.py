@@ -11,6 +11,7 @@ import re
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 from manifest import load_manifest  # tests/manifest.py, next to this script (on sys.path when run)
 

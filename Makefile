@@ -9,13 +9,13 @@ CUDA_PATH ?= $(patsubst %/bin/nvcc,%,$(shell command -v nvcc 2>/dev/null))
 
 .PHONY: all test run clean gpu-check $(CHAPTERS)
 
-all: $(CHAPTERS) tools/gpu_probe tests/unit/test_common
+all: $(CHAPTERS) tests/gpu_probe tests/unit/test_common
 
 $(CHAPTERS):
 	@$(MAKE) --no-print-directory -C $@ all
 
 # `make test CHAPTER=03_shared` (what a chapter's `make test` calls) builds and tests one chapter.
-test: $(if $(CHAPTER),$(CHAPTER),$(CHAPTERS)) tools/gpu_probe tests/unit/test_common
+test: $(if $(CHAPTER),$(CHAPTER),$(CHAPTERS)) tests/gpu_probe tests/unit/test_common
 	@tools/run_tests.sh $(if $(CHAPTER),--chapter=$(CHAPTER))
 
 run: all
@@ -25,7 +25,7 @@ gpu-check:
 	@tools/gpu_check.sh
 
 # Asks the CUDA runtime whether a usable GPU is here (exit 0) or why not (exit 77).
-tools/gpu_probe: tools/gpu_probe.cu
+tests/gpu_probe: tests/gpu_probe.cu
 	nvcc -std=c++17 -O2 -Werror all-warnings -o $@ $<
 
 # Host-side unit tests of common/ (no GPU needed).
@@ -42,4 +42,4 @@ tests/unit/test_common: tests/unit/test_common.cpp $(wildcard common/*.h)
 
 clean:
 	@for d in $(CHAPTERS); do $(MAKE) --no-print-directory -C $$d clean; done
-	rm -f tools/gpu_probe tests/unit/test_common
+	rm -f tests/gpu_probe tests/unit/test_common

@@ -55,6 +55,23 @@ $(IMAGE_PROGRAMS): LDLIBS += $(OPENCV_LIBS)
 %: %.cu $(COMMON_HEADERS)
 	$(NVCC) $(NVCCFLAGS) -o $@ $< $(LDLIBS)
 
+# Listings for the labs (lab.sh uses them; any program of any chapter works):
+#   make transpose.sass   cuobjdump -sass of the program as built: the SASS that runs (one
+#                         architecture on a GPU machine or with ARCH=..., else the portable five)
+#   make transpose.regs   ptxas -v report: registers, spill stores/loads, stack and shared memory
+#                         per kernel, for one architecture: ARCH when given, else this machine's
+#                         GPU, else sm_90 (nvcc -Xptxas -v -c; compiled again every time)
+LISTING_ARCH := $(if $(strip $(ARCH)),-arch=$(ARCH),$(if $(HAVE_GPU),-arch=native,-arch=sm_90))
+CUOBJDUMP ?= cuobjdump
+%.sass: %
+	$(CUOBJDUMP) -sass $< > $@ || { rm -f $@; exit 1; }
+%.regs: ARCH_FLAGS = $(LISTING_ARCH)
+%.regs: %.cu $(COMMON_HEADERS) FORCE
+	@$(NVCC) $(NVCCFLAGS) -Xptxas -v -c -o /dev/null $< 2> $@ || { cat $@; rm -f $@; exit 1; }
+$(IMAGE_PROGRAMS:=.regs): NVCCFLAGS += $(OPENCV_CFLAGS)
+.PHONY: FORCE
+FORCE:
+
 # Every program at its default (full) size; a skip (exit 77) is not a failure.
 run: all
 	@for p in $(BUILD); do echo "== $$p"; ./$$p; rc=$$?; \
@@ -75,4 +92,4 @@ list:
 	@for p in $(PROGRAMS); do echo $$p; done
 
 clean:
-	rm -f $(PROGRAMS) $(EXTRA_TARGETS) $(CLEAN_EXTRA) *.o *.png *.csv
+	rm -f $(PROGRAMS) $(EXTRA_TARGETS) $(CLEAN_EXTRA) *.o *.sass *.regs *.png *.csv

@@ -1,6 +1,7 @@
 // block_scheduling - thread blocks run in any order, on any SM.
 //
 // Manual: G 1.3 可扩展的编程模型 (scalable programming model), G 4.1 SIMT 架构.
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o block_scheduling block_scheduling.cu
 // Shows:  "each block can be scheduled on any available multiprocessor, in any order, concurrently
 //         or sequentially". Every block takes a ticket from a global atomic counter when it starts
 //         and records the SM it runs on (%smid). The blocks compute a Collatz step count per

@@ -3,6 +3,8 @@
 // Manual: G 3.2.11 调用栈 (cudaDeviceGetLimit / cudaDeviceSetLimit for the call stack; an overflow
 //         makes the kernel fail: a stack-overflow error under a debugger, otherwise an unspecified
 //         launch failure).
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -Xptxas --suppress-stack-size-warning
+//            -Xptxas --sp-bounds-check -o call_stack call_stack.cu
 // Shows:  each thread has its own stack in local memory, cudaLimitStackSize bytes of it (1 KB by
 //         default). For ordinary code ptxas knows the deepest call chain and the driver sizes the
 //         stack at launch; for recursion it cannot ("Stack size cannot be statically determined",

@@ -2,6 +2,10 @@
 //
 // Manual: G 3.1.1 编译流程 (3.1.1.1 离线编译, 3.1.1.2 即时编译), G 3.1.2 Binary 兼容性,
 //         G 3.1.3 PTX 兼容性, G 3.1.4 应用程序兼容性 (-gencode, __CUDA_ARCH__); N 1.1.1 常用命令.
+// Compile: nvcc -std=c++17 -O3 -I../common -gencode arch=compute_75,code=[sm_75,compute_75]
+//            -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86
+//            -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=sm_90
+//            -o compilation compilation.cu
 // Shows:  the Makefile builds this program (and only this one) with a fat binary holding SASS
 //         for sm_75, 80, 86, 89 and 90 but PTX only for compute_75. At load time the driver picks
 //         the most appropriate code: SASS for the GPU's own architecture when there is one

@@ -3,6 +3,7 @@
 // Manual: G 2.6 Compute Capability; G 3.3 版本和兼容性; G 3.4 Compute Modes;
 //         G 4.1 SIMT 架构 / 4.2 硬件多线程 (warps, resident threads, registers, shared memory per SM);
 //         N 2.2 显卡硬件架构:SM、SP、Warp.
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o device_query device_query.cu
 // Shows:  the limits every later program is sized by: compute capability, SMs, warp size,
 //         resident threads and blocks per SM, shared memory per block (default and opt-in) and per
 //         SM, registers, L2 and its persisting part, memory clock x bus width -> theoretical DRAM

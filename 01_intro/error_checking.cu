@@ -2,6 +2,7 @@
 //
 // Manual: G 3.2.10 错误检查; N 5.1 Cuda编程模型中的错误检测 (the CHECK macro, cudaGetLastError vs
 //         cudaPeekAtLastError).
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o error_checking error_checking.cu
 // Shows:  every runtime call returns a cudaError_t; a kernel launch returns nothing, so its
 //         errors are read with cudaPeekAtLastError (leaves the error variable set) or
 //         cudaGetLastError (returns it and resets it to cudaSuccess). CHECK() (common/check.cuh,

@@ -2,12 +2,13 @@
 //
 // Manual: N 1.1 nvcc; N 3.1 三个函数 (__global__ / __device__ / __host__);
 //         G 2.1 内核 (<<<...>>> execution configuration, built-in threadIdx / blockIdx).
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o hello_gpu hello_gpu.cu
 // Shows:  a __global__ function runs once per thread: <<<blocks, threads>>> starts
 //         blocks x threads copies of it. A few threads say hello with device printf (its output
 //         is buffered on the GPU and appears when the host synchronizes); every thread also
 //         writes its blockIdx.x and threadIdx.x into a buffer, which the CPU checks, so the
 //         program can tell a wrong launch from a right one. The multi-file version of the same
-//         program (separate compilation, `nvcc -dc` + device link) is hello_multi_main.cu.
+//         program (separate compilation, `nvcc -dc` + device link) is hello_multi.cu.
 // Build:  make hello_gpu         Run: ./hello_gpu [--blocks=2] [--threads=4]
 // Output: the launch configuration, a few "Hello World from block b thread t" lines (in any
 //         order: blocks are scheduled independently), the id check, then PASSED.

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # lab.sh - the 01_intro lab (`make profile`). Compact output: only the lines that matter.
 #   1. nvcc -arch / -gencode and cuobjdump: which SASS and PTX a fat binary carries (make arch-lab),
-#      and the SASS of vector_add (cuobjdump -sass)
-#   2. nvcc -Xptxas -v: registers, spills and stack of the occupancy kernels
+#      and the SASS of vector_add (make vector_add.sass: cuobjdump -sass)
+#   2. nvcc -Xptxas -v: registers, spills and stack of the occupancy kernels (make occupancy.regs)
 #   3. ncu: vector_add against the speed of light, and its DRAM traffic
 #   4. ncu: warp_divergence - active threads per warp instruction, divergent branch targets
 #   5. ncu: occupancy - theoretical vs achieved occupancy, register limit
 #   6. compute-sanitizer memcheck finds vector_add's planted off-by-one (-DPLANT_BUG)
 # Needs nvcc, cuobjdump, ncu and compute-sanitizer (CUDA toolkit); ncu needs permission to read GPU
-# counters (root, or the driver's NVreg_RestrictProfilingToAdminUsers=0). Every extra executable
-# is built in a temporary directory that is removed at the end.
+# counters (root, or the driver's NVreg_RestrictProfilingToAdminUsers=0). The .sass / .regs listings
+# come from common.mk's rules (one architecture: ARCH=sm_XY if set, else this GPU); every extra
+# executable is built in a temporary directory that is removed at the end.
 set -u
 cd "$(dirname "$0")"
 NVCC=${NVCC:-nvcc}
@@ -26,18 +27,18 @@ ncu_q() { "$NCU" "$@" 2>&1 | grep -E '^  [A-Za-z_].*\)x\(|^ +(dram|gpu|sm|smsp|l
 
 echo "== 1. nvcc -arch / -gencode and cuobjdump --list-elf / --list-ptx: make arch-lab (compilation.cu variants)"
 make --no-print-directory arch-lab
-echo "== 1b. cuobjdump -sass: the global memory instructions of vector_add (sm_90): 2 loads, 1 store"
+echo "== 1b. cuobjdump -sass: the global memory instructions of vector_add (this GPU's SASS): 2 loads, 1 store"
 if command -v "$OBJDUMP" >/dev/null 2>&1; then
-  $NVCC $FLAGS -arch=sm_90 -o "$tmp/va_sm90" vector_add.cu &&
-    "$OBJDUMP" -sass "$tmp/va_sm90" | awk '/Function : .*vector_add_vec4/{f=0} /Function : .*vector_add[^_]/{f=1} f' |
+  make -s --no-print-directory CUOBJDUMP="$OBJDUMP" vector_add.sass &&
+    awk '/Function : .*vector_add_vec4/{f=0} /Function : .*vector_add[^_]/{f=1} f' vector_add.sass |
     grep -oE '(LDG|STG)[.A-Z0-9]*|Function : .*' | sort | uniq -c
 else
   echo "cuobjdump not found: skipping section 1b"
 fi
 
 echo "== 2. occupancy.cu under nvcc -Xptxas -v (registers / spills per kernel; the host arch)"
-$NVCC $FLAGS $ARCH -Xptxas -v -o "$tmp/occupancy_ptxas" occupancy.cu 2>&1 |
-  grep -E "Compiling entry function|registers|spill" | sed -E 's/ptxas info *: //' |
+make -s --no-print-directory occupancy.regs &&
+  grep -E "Compiling entry function|registers|spill" occupancy.regs | sed -E 's/ptxas info *: //' |
   { command -v c++filt >/dev/null && c++filt || cat; }
 
 if command -v "$NCU" >/dev/null 2>&1; then

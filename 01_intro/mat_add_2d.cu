@@ -1,6 +1,7 @@
 // mat_add_2d - the guide's MatAdd: 2D blocks of 16x16 threads over an N x N matrix.
 //
 // Manual: G 2.2 线程层次 (MatAdd with dim3 threadsPerBlock(16, 16) and a bounds check).
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o mat_add_2d mat_add_2d.cu
 // Shows:  a 2D grid of 16x16 blocks covers a matrix whose size is not a multiple of 16 only if
 //         the grid is rounded UP and the kernel checks bounds. The guide's own launch
 //         numBlocks(N / 16, N / 16) rounds down ("for simplicity assumes N is a multiple of 16"):

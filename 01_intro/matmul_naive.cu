@@ -2,6 +2,7 @@
 //
 // Manual: N 4.4 矩阵乘法; N 5.2 CUDA编程模型中的事件 (5.2.1 使用实例: timing with cudaEventRecord /
 //         cudaEventElapsedTime).
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o matmul_naive matmul_naive.cu
 // Shows:  C (m x k) = A (m x n) * B (n x k), one thread per element of C, 16x16 blocks.
 //         The notes' first version (4.4) takes the ROW from threadIdx.x: the 16 threads of a
 //         half-warp then read A at 16 rows n*4 bytes apart and write C at 16 rows apart, one
@@ -9,10 +10,13 @@
 //         those threads read one A element (broadcast) and 16 consecutive B elements, and write
 //         C contiguously. Same arithmetic, far fewer memory transactions: the coalesced layout
 //         is faster, and the ratio is printed.
-//         Seed issues fixed: the notes compared ints through fabs(...) > 1e-10 and only printed
+//         Fixed from the notes: they compared ints through fabs(...) > 1e-10 and only printed
 //         Pass/Error, and 5.2.1 never frees h_cc; here the check is exact, reports the first
 //         mismatch and sets the exit code. Values stay in [0, 1023] as in the notes, and
 //         n <= 2048 keeps every sum below 2^31 (no int overflow).
+//         Continued in 03_shared/matmul_tiled.cu: the guide's float version of the same
+//         one-thread-per-element kernel, then shared-memory tiles, register blocking and cuBLAS.
+//         (The notes name the inner dimension n, so --n here is matmul_tiled's --k.)
 // Build:  make matmul_naive      Run: ./matmul_naive [--m=1024] [--n=1024] [--k=1024] [--reps=10]
 // Output: the exact checks of both layouts, then time, GOP/s and the notes / coalesced ratio.
 #include <functional>

@@ -1,6 +1,7 @@
 // nvrtc_saxpy - compile a kernel from a string at run time with NVRTC, load it, launch it.
 //
 // Manual: G 3.1.1.2 即时编译 (just-in-time compilation).
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o nvrtc_saxpy nvrtc_saxpy.cu -lnvrtc
 // Shows:  nvcc is not the only way to get device code: NVRTC compiles CUDA C++ held in a string
 //         while the program runs. Version 1 asks NVRTC for a cubin (SASS) for exactly this GPU's
 //         architecture; version 2 asks for PTX only and lets the driver JIT-compile it when the

@@ -1,6 +1,7 @@
 // occupancy - how many blocks fit on one SM, by hand from the device limits and by the API.
 //
 // Manual: G 5.2.3 多处理器层次 (multiprocessor level), G 5.2.3.1 占用率计算 (occupancy calculation).
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o occupancy occupancy.cu
 // Shows:  the resident blocks per SM are the minimum of four limits: warps (maxThreadsPerSM / 32),
 //         blocks (maxBlocksPerSM), registers (allocated per warp in units of 256, per SM
 //         sub-partition) and shared memory (allocated per block in units of 128 bytes, plus the

@@ -1,6 +1,8 @@
 // rgb_to_gray - colour to grayscale, one thread per pixel, image in and out through OpenCV.
 //
 // Manual: N 4.5 图像转化成灰度图 (converting an image to grayscale), 4.5.1 灰度图像算法.
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o rgb_to_gray rgb_to_gray.cu
+//            $(pkg-config --cflags --libs opencv4)
 // Shows:  a 2D grid over the image, a uchar3 per pixel, and the weighted sum that models the
 //         eye's sensitivity: gray = 0.299 R + 0.587 G + 0.114 B (the notes round it to
 //         0.30 / 0.59 / 0.11; these are OpenCV's weights). OpenCV stores pixels as B, G, R, so
@@ -25,8 +27,8 @@ uint8_t gray_notes_bug(const uint8_t* bgr) {
 }
 
 // The kernel (the notes' im2gray, fixed). The + 0.5f rounds to nearest as OpenCV does, instead
-// of truncating.
-__global__ void im2gray(const uchar3* in, unsigned char* out, int height, int width) {
+// of truncating. Width first, then height, as in every kernel here (the notes pass height first).
+__global__ void im2gray(const uchar3* in, unsigned char* out, int width, int height) {
     int x = threadIdx.x + blockIdx.x * blockDim.x;
     int y = threadIdx.y + blockIdx.y * blockDim.y;
     if (x < width && y < height) {
@@ -67,7 +69,7 @@ int main(int argc, char** argv) {
 
     dim3 block(32, 8);  // a warp spans 32 neighbouring pixels of one row: coalesced
     dim3 grid((width + block.x - 1) / block.x, (height + block.y - 1) / block.y);
-    auto launch = [&] { im2gray<<<grid, block>>>(d_in, d_out, height, width); };
+    auto launch = [&] { im2gray<<<grid, block>>>(d_in, d_out, width, height); };
 
     // Validate twice, the output first filled with 0x00 and then 0xff: a pixel the kernel skipped
     // cannot be within 1 of the reference both times.

@@ -1,6 +1,7 @@
 // runtime_init - the runtime initializes lazily; the primary context; cudaDeviceReset.
 //
 // Manual: G 3.2.1 初始化.
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o runtime_init runtime_init.cu
 // Shows:  the runtime has no init function: the first call that needs the device creates the
 //         primary context (driver load, GPU memory mappings, module registration), so that call
 //         is far slower than the same call afterwards - time it apart, and read a first error

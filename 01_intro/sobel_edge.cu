@@ -1,6 +1,8 @@
 // sobel_edge - 3x3 Sobel edge detection on a grayscale image, one thread per pixel.
 //
 // Manual: N 4.3 sobel边缘检测 (Sobel edge detection), 4.3.1 基本原理, 4.3.2 代码.
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o sobel_edge sobel_edge.cu
+//            $(pkg-config --cflags --libs opencv4)
 // Shows:  each thread reads its 3x3 neighbourhood x0..x8, forms the horizontal and vertical
 //         gradients Gx, Gy with the Sobel kernels and writes (|Gx| + |Gy|) / 2. As in the notes,
 //         the image is smoothed with a 3x3 Gaussian first. Three fixes to the notes' code:
@@ -11,6 +13,8 @@
 //         reaches 1020 and the notes stored it in an unsigned char, so strong edges wrapped
 //         around to dark values; here it is clamped to 255; (3) the notes gave the CPU the
 //         blurred image and the GPU the raw one; here both get the same input.
+//         The same kernel returns in 04_texture/sobel_texture.cu (sobel_global_kernel), timed
+//         against a version that reads through a texture and one that stages a shared-memory tile.
 // Build:  make sobel_edge         (needs OpenCV)
 // Run:    ./sobel_edge [--image=photo.jpg] [--out=edges.png] [--width=3840 --height=2160]
 // Output: image size, exact checks against a CPU Sobel and against cv::Sobel, how many pixels
@@ -33,7 +37,7 @@ __host__ __device__ inline int sobel_sum(int x0, int x1, int x2, int x3, int x5,
 }
 
 // CPU reference, borders replicated.
-void sobel_cpu(const uint8_t* in, uint8_t* out, int h, int w, long long* over_255) {
+void sobel_cpu(const uint8_t* in, uint8_t* out, int w, int h, long long* over_255) {
     *over_255 = 0;
     for (int y = 0; y < h; ++y) {
         const uint8_t* up = in + (size_t)std::max(y - 1, 0) * w;
@@ -48,8 +52,9 @@ void sobel_cpu(const uint8_t* in, uint8_t* out, int h, int w, long long* over_25
     }
 }
 
-// The notes' sobel_gpu, fixed: clamped neighbour coordinates, clamped result.
-__global__ void sobel_gpu(const unsigned char* in, unsigned char* out, int imgHeight, int imgWidth) {
+// The notes' sobel_gpu, fixed: clamped neighbour coordinates, clamped result. The notes pass
+// (imgHeight, imgWidth); every kernel in this repository takes width first, then height.
+__global__ void sobel_gpu(const unsigned char* in, unsigned char* out, int imgWidth, int imgHeight) {
     int x = threadIdx.x + blockDim.x * blockIdx.x;
     int y = threadIdx.y + blockDim.y * blockIdx.y;
     if (x >= imgWidth || y >= imgHeight) return;
@@ -82,7 +87,7 @@ int main(int argc, char** argv) {
 
     cv::Mat ref(height, width, CV_8UC1);
     long long over_255 = 0;
-    sobel_cpu(src.data, ref.data, height, width, &over_255);
+    sobel_cpu(src.data, ref.data, width, height, &over_255);
     // Independent reference: OpenCV's Sobel with the same border rule. Its kernels have the
     // opposite sign (right - left), which |.| removes.
     cv::Mat gx, gy, cv_ref(height, width, CV_8UC1);
@@ -100,7 +105,7 @@ int main(int argc, char** argv) {
 
     dim3 block(32, 8);  // a warp reads 32 neighbouring pixels of a row (plus the 3 rows it needs)
     dim3 grid((width + block.x - 1) / block.x, (height + block.y - 1) / block.y);
-    auto launch = [&] { sobel_gpu<<<grid, block>>>(d_in, d_out, height, width); };
+    auto launch = [&] { sobel_gpu<<<grid, block>>>(d_in, d_out, width, height); };
 
     Verdict verdict;
     verdict.exact("CPU Sobel vs cv::Sobel (references)", cv_ref.data, ref.data, pixels);

@@ -2,6 +2,7 @@
 //
 // Manual: G 2.2 线程层次 (thread ID x + y*Dx + z*Dx*Dy; at most 1024 threads per block);
 //         N 3.2.2 CUDA线程索引, N 3.2.3 CUDA线程分配, N 3.3.4 CUDA Thread Indexing.
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o thread_indexing thread_indexing.cu
 // Shows:  for every combination of a 1D/2D/3D grid with 1D/2D/3D blocks, the notes' index
 //         function getGlobalIdx_<grid>_<block>() numbers the threads 0..total-1 exactly once, and
 //         the threads of one block get consecutive numbers (block id = the guide's formula applied
@@ -10,7 +11,7 @@
 //         Finally a block of 1025 threads is refused. The guide and the notes name the error
 //         cudaErrorInvalidConfiguration; CUDA 13.0 (driver 580, H200) returns
 //         cudaErrorInvalidValue for it. Either is accepted; the one seen is printed.
-//         Seed bugs fixed: the notes name the 1D-grid-of-2D-blocks function getGlobalIdx_1D_3D
+//         Bugs in the notes, fixed: they name the 1D-grid-of-2D-blocks function getGlobalIdx_1D_3D
 //         (a second definition with the same name: it does not compile) and the 1D_3D one lacks a
 //         '*' in "threadIdx.z blockDim.y" (a syntax error). Here they are getGlobalIdx_1D_2D and
 //         getGlobalIdx_1D_3D with threadIdx.z * blockDim.y * blockDim.x.

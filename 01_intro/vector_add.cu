@@ -2,6 +2,7 @@
 //
 // Manual: G 2.1 内核, G 3.2.2 设备存储, G 1.1 我们为什么要使用GPU;
 //         M "全局内存上的矢量加法" (vector add on global memory).
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o vector_add vector_add.cu
 // Shows:  the bounds check `if (i < n)` that lets the grid overshoot n, the grid size
 //         (n + block - 1) / block, and that a streaming kernel is limited by memory bandwidth:
 //         it moves 12 bytes per 1 flop. Its GB/s is printed next to cudaMemcpy device-to-device

@@ -1,6 +1,7 @@
 // warp_divergence - a branch that splits a warp costs both paths; one aligned to warps is free.
 //
 // Manual: G 4.1 SIMT 架构, G 5.4.2 控制流指令 (control flow instructions).
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o warp_divergence warp_divergence.cu
 // Shows:  even elements take path A (an LCG loop), odd elements path B (a xorshift loop). In
 //         branch_on_tid the branch is tid % 2, so every warp holds both kinds of threads: the warp
 //         runs path A with half its threads masked off, then path B with the other half. In

@@ -1,6 +1,7 @@
 // alloc_reuse - a scratch buffer allocated and freed every iteration, reused, or taken from a pool.
 //
 // Manual: G 5.5最小化内存抖动 ("减少应用程序中的 cudaMalloc+cudaFree 调用次数,尤其是在性能关键区域").
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o alloc_reuse alloc_reuse.cu
 // Shows:  a loop that needs a temporary device buffer each iteration (scale the input into it,
 //         then reduce it to one sum). Three ways to get the buffer:
 //         1. churn: cudaMalloc + cudaFree every iteration. cudaMalloc maps fresh pages and

@@ -3,6 +3,7 @@
 //
 // Manual: M "合并与未合并的全局内存访问" (coalesced vs uncoalesced global memory access), the
 //         Coefficients example and its nvprof/Visual Profiler analysis; G 5.3.2 设备内存访问.
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o aos_soa aos_soa.cu
 // Shows:  in AOS, thread i reads data[i].r, data[i].g, ...: neighbouring threads are 32 bytes
 //         (one struct) apart, so every load instruction of a warp touches 32 sectors instead of
 //         4 and drags the whole struct through the caches. In SOA, thread i reads r[i], g[i], ...:
@@ -15,7 +16,7 @@
 #include <vector>
 #include "common.cuh"
 
-// One pixel's coefficients, 8 ints = 32 bytes. The seed calls this layout "Coefficients_SOA"
+// One pixel's coefficients, 8 ints = 32 bytes. The book calls this layout "Coefficients_SOA"
 // and the pointer layout below "Coefficients_AOS": the names are swapped there (fixed here).
 struct Coefficients_AOS {
     int r, b, g, hue, saturation, maxVal, minVal, finalVal;

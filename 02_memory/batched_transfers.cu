@@ -2,6 +2,7 @@
 //
 // Manual: G 5.3.1 设备与主机之间的数据传输 ("由于与每次传输相关的开销,将许多小传输批处理为
 //         单个大传输总是比单独进行每个传输执行得更好").
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o batched_transfers batched_transfers.cu
 // Shows:  every cudaMemcpyAsync pays a fixed cost (driver call, a DMA descriptor, a PCIe/NVLink
 //         round trip) of a few microseconds whatever its size. 1024 copies of 4 KB pay it 1024
 //         times and spend most of their time on overhead; one copy of 4 MB pays it once and runs at

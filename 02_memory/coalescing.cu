@@ -5,6 +5,7 @@
 //         G 5.3.2 设备内存访问 (device memory access), "全局内存";
 //         N 5.6 矩阵转置 (the add1 / add2 example: a warp starting one float late needs 5
 //         32-byte transfers instead of 4).
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o coalescing coalescing.cu
 // Shows:  a warp's 32 four-byte loads are served in 32-byte sectors. Aligned and contiguous, they
 //         need 4 sectors (100% of the fetched bytes used); shifted by one element they straddle 5
 //         sectors; with a stride of 8 or more elements every thread needs a sector of its own, so

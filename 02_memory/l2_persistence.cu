@@ -3,6 +3,7 @@
 // Manual: G 3.2.3 L2级设备内存管理: 3.2.3.1 为持久访问预留L2缓存, 3.2.3.2 L2持久化访问策略,
 //         3.2.3.3 L2访问属性, 3.2.3.4 L2持久性示例, 3.2.3.5 将L2 Access重置为Normal,
 //         3.2.3.7 查询L2缓存属性, 3.2.3.8 控制L2缓存预留大小用于持久内存访问.
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o l2_persistence l2_persistence.cu
 // Shows:  out[i] = 3 * stream[i] + hot[i % H]: every element of the hot buffer is reused n / H
 //         times, and between two uses of a hot line 3 x H x 4 bytes pass through L2 (more than
 //         L2 holds, so an LRU cache would evict the hot lines first). The kernel is timed three
@@ -52,6 +53,149 @@ void set_window(cudaStream_t s, void* base, size_t bytes, float hit_ratio, cudaA
     CHECK(cudaStreamSetAttribute(s, cudaStreamAttributeAccessPolicyWindow, &attr));
 }
 
+// One configuration of the sweep and its measured time.
+struct Config { bool set_aside; long long h; bool window; float hit_ratio; double ms; };
+
+// The lines of the guide's L2 properties (3.2.3.7); skips on a GPU without a set-aside.
+void print_l2_or_skip(const cudaDeviceProp& p) {
+    std::printf("L2 %.1f MB, persistingL2CacheMaxSize %.1f MB, accessPolicyMaxWindowSize %.1f MB\n",
+                p.l2CacheSize / 1048576.0, p.persistingL2CacheMaxSize / 1048576.0,
+                p.accessPolicyMaxWindowSize / 1048576.0);
+    if (p.persistingL2CacheMaxSize <= 0 || p.accessPolicyMaxWindowSize <= 0)
+        skip("this GPU cannot set aside L2 for persisting accesses (persistingL2CacheMaxSize = 0; needs "
+             "compute capability 8.0+)");
+}
+
+// The buffers, the stream and the CPU results that every configuration shares, and the
+// configurations measured so far.
+struct Bench {
+    long long n, h_fit, h_big;
+    int block, reps;
+    size_t bytes;
+    std::vector<uint32_t> ref_fit, ref_big, out;
+    uint32_t *d_stream = nullptr, *d_hot = nullptr, *d_out = nullptr;
+    cudaStream_t s = nullptr;
+    std::vector<Config> configs;
+    int bad = -1;  // the first configuration whose result differed from the CPU's
+
+    int add(Config c) {
+        configs.push_back(c);
+        return (int)configs.size() - 1;
+    }
+    void run(long long h) {
+        long long grid = (n + block - 1) / block;
+        hot_stream<<<grid, block, 0, s>>>(d_stream, d_hot, d_out, n, h);
+    }
+    double time(long long h) { return bench_ms([&] { run(h); }, reps, 2, s); }
+    void apply(const Config& c) {
+        set_window(s, d_hot, c.window ? c.h * 4 : 0, c.window ? c.hit_ratio : 0.f, cudaAccessPropertyPersisting);
+        CHECK(cudaCtxResetPersistingL2Cache());  // each configuration starts without persisting lines
+    }
+    void validate(int k, Verdict& verdict) {  // a cache hint must never change a result
+        CHECK(cudaMemsetAsync(d_out, 0xff, bytes, s));  // an element left unwritten cannot pass
+        run(configs[k].h);
+        CHECK_LAUNCH();
+        CHECK(cudaMemcpyAsync(out.data(), d_out, bytes, cudaMemcpyDeviceToHost, s));
+        CHECK(cudaStreamSynchronize(s));
+        const uint32_t* ref = configs[k].h == h_fit ? ref_fit.data() : ref_big.data();
+        if (bad < 0 && !std::equal(ref, ref + n, out.data())) {
+            bad = k;
+            verdict.exact("configuration " + std::to_string(k), ref, out.data(), n);  // prints the detail
+        }
+    }
+    void release() {
+        CHECK(cudaStreamDestroy(s));
+        CHECK(cudaFree(d_stream));
+        CHECK(cudaFree(d_out));
+        CHECK(cudaFree(d_hot));
+    }
+};
+
+// Seeded random inputs, the CPU results for both hot sizes, the device copies and the stream.
+Bench make_bench(long long n, int block, int reps, long long h_fit, long long h_big) {
+    Bench bench;
+    bench.n = n;
+    bench.h_fit = h_fit;
+    bench.h_big = h_big;
+    bench.block = block;
+    bench.reps = reps;
+    bench.bytes = n * sizeof(uint32_t);
+    std::vector<uint32_t> stream = random_vector<uint32_t>(n, 0u, 0xffffffffu, 1);
+    std::vector<uint32_t> hot = random_vector<uint32_t>(h_big, 0u, 0xffffffffu, 2);
+    bench.ref_fit.resize(n);
+    bench.ref_big.resize(n);
+    bench.out.resize(n);
+    hot_stream_cpu(stream.data(), hot.data(), bench.ref_fit.data(), n, h_fit);
+    hot_stream_cpu(stream.data(), hot.data(), bench.ref_big.data(), n, h_big);
+
+    CHECK(cudaMalloc(&bench.d_stream, bench.bytes));
+    CHECK(cudaMalloc(&bench.d_out, bench.bytes));
+    CHECK(cudaMalloc(&bench.d_hot, h_big * sizeof(uint32_t)));
+    CHECK(cudaMemcpy(bench.d_stream, stream.data(), bench.bytes, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(bench.d_hot, hot.data(), h_big * sizeof(uint32_t), cudaMemcpyHostToDevice));
+    CHECK(cudaStreamCreate(&bench.s));
+    return bench;
+}
+
+// 3.2.3.1: set aside `want` bytes of L2 and return what was granted (3.2.3.8). In MIG mode the
+// set-aside is disabled and the call fails; under MPS it cannot be changed (it stays 0): both skip.
+size_t set_aside_or_skip(Bench& bench, size_t want) {
+    cudaError_t err = cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, want);
+    if (err != cudaSuccess) {
+        bench.release();
+        skip(std::string("cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize) failed (") + cudaGetErrorName(err) +
+             "): the L2 set-aside is disabled on this GPU instance (MIG?)");
+    }
+    size_t granted = 0;
+    CHECK(cudaDeviceGetLimit(&granted, cudaLimitPersistingL2CacheSize));  // 3.2.3.8
+    if (granted == 0) {
+        bench.release();
+        skip("the L2 set-aside stayed 0 after cudaDeviceSetLimit (MPS sets it at server start)");
+    }
+    return granted;
+}
+
+// The window is a stream attribute: check that it reads back as set.
+void check_window_readback(Bench& bench, Verdict& verdict) {
+    set_window(bench.s, bench.d_hot, bench.h_fit * 4, 0.6f, cudaAccessPropertyPersisting);
+    cudaStreamAttrValue back = {};
+    CHECK(cudaStreamGetAttribute(bench.s, cudaStreamAttributeAccessPolicyWindow, &back));
+    verdict.check(back.accessPolicyWindow.base_ptr == bench.d_hot &&
+                      back.accessPolicyWindow.num_bytes == (size_t)bench.h_fit * 4 &&
+                      back.accessPolicyWindow.hitRatio == 0.6f &&
+                      back.accessPolicyWindow.hitProp == cudaAccessPropertyPersisting,
+                  "window reads back (GetAttribute)");
+}
+
+// Validates every configuration from `first` on, all before timing any (lab.sh section 4 counts
+// on that launch order), then times each under its own window.
+void validate_and_time(Bench& bench, int first, Verdict& verdict) {
+    for (int k = first; k < (int)bench.configs.size(); ++k) {
+        bench.apply(bench.configs[k]);
+        bench.validate(k, verdict);
+    }
+    verdict.check(bench.bad < 0, "all " + std::to_string(bench.configs.size()) + " configurations match CPU");
+    for (int k = first; k < (int)bench.configs.size(); ++k) {
+        bench.apply(bench.configs[k]);
+        bench.configs[k].ms = bench.time(bench.configs[k].h);
+    }
+}
+
+// 3.2.3.5: back to normal. (a) a kernel over the region with hitProp = Normal demotes the
+// persisting lines; (b) cudaCtxResetPersistingL2Cache() demotes all of them; then the window is
+// removed and the set-aside returned, so later work in this context gets the whole L2.
+void reset_l2(Bench& bench, size_t orig_limit, Verdict& verdict) {
+    set_window(bench.s, bench.d_hot, bench.h_fit * 4, 1.0f, cudaAccessPropertyNormal);
+    bench.run(bench.h_fit);
+    CHECK_LAUNCH();
+    set_window(bench.s, bench.d_hot, 0, 0.f, cudaAccessPropertyNormal);
+    CHECK(cudaCtxResetPersistingL2Cache());
+    CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, orig_limit));
+    size_t now = 1;
+    CHECK(cudaDeviceGetLimit(&now, cudaLimitPersistingL2CacheSize));
+    verdict.check(now == orig_limit, "set-aside restored to " + std::to_string(orig_limit >> 20) + " MB");
+}
+
 int main(int argc, char** argv) {
     Args args(argc, argv, "L2 set-aside for persisting accesses: access policy window, hitRatio sweep, reset.");
     long long n = args.integer("n", 1LL << 26, 1, 1LL << 29, "elements (uint32) of the streaming buffer");
@@ -63,118 +207,43 @@ int main(int argc, char** argv) {
 
     DeviceInfo dev = select_device(args.device());
     const cudaDeviceProp& p = dev.prop;  // 3.2.3.7: the three L2 properties
-    std::printf("L2 %.1f MB, persistingL2CacheMaxSize %.1f MB, accessPolicyMaxWindowSize %.1f MB\n",
-                p.l2CacheSize / 1048576.0, p.persistingL2CacheMaxSize / 1048576.0,
-                p.accessPolicyMaxWindowSize / 1048576.0);
-    if (p.persistingL2CacheMaxSize <= 0 || p.accessPolicyMaxWindowSize <= 0)
-        skip("this GPU cannot set aside L2 for persisting accesses (persistingL2CacheMaxSize = 0; needs "
-             "compute capability 8.0+)");
+    print_l2_or_skip(p);
 
     // 3.2.3.1: the set-aside to ask for, 3/4 of L2 or the maximum allowed. It is set only after the
     // baseline has been timed with the limit as found (orig_limit, normally 0).
-    size_t orig_limit = 0, granted = 0;
+    size_t orig_limit = 0;
     CHECK(cudaDeviceGetLimit(&orig_limit, cudaLimitPersistingL2CacheSize));
     size_t want = std::min<size_t>((size_t)(p.l2CacheSize * 0.75), (size_t)p.persistingL2CacheMaxSize);
     // Hot buffer sizes: one that fits the set-aside, one twice as large (capped by the largest window).
     // They follow the request, as they are needed before the set-aside is made (the grant is normally equal).
     long long h_fit = (long long)(0.75 * want) / 4;
     long long h_big = (long long)std::min<size_t>(2 * want, (size_t)p.accessPolicyMaxWindowSize) / 4;
-
-    std::vector<uint32_t> stream = random_vector<uint32_t>(n, 0u, 0xffffffffu, 1);
-    std::vector<uint32_t> hot = random_vector<uint32_t>(h_big, 0u, 0xffffffffu, 2);
-    std::vector<uint32_t> ref_fit(n), ref_big(n), out(n);
-    hot_stream_cpu(stream.data(), hot.data(), ref_fit.data(), n, h_fit);
-    hot_stream_cpu(stream.data(), hot.data(), ref_big.data(), n, h_big);
-
-    uint32_t *d_stream, *d_hot, *d_out;
-    size_t bytes = n * sizeof(uint32_t);
-    CHECK(cudaMalloc(&d_stream, bytes));
-    CHECK(cudaMalloc(&d_out, bytes));
-    CHECK(cudaMalloc(&d_hot, h_big * sizeof(uint32_t)));
-    CHECK(cudaMemcpy(d_stream, stream.data(), bytes, cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(d_hot, hot.data(), h_big * sizeof(uint32_t), cudaMemcpyHostToDevice));
-    cudaStream_t s;
-    CHECK(cudaStreamCreate(&s));
-    auto release = [&] {
-        CHECK(cudaStreamDestroy(s));
-        CHECK(cudaFree(d_stream));
-        CHECK(cudaFree(d_out));
-        CHECK(cudaFree(d_hot));
-    };
-
-    struct Config { bool set_aside; long long h; bool window; float hit_ratio; double ms; };
-    std::vector<Config> configs;
-    auto add = [&](Config c) { configs.push_back(c); return (int)configs.size() - 1; };
-    long long grid = (n + block - 1) / block;
-    auto run = [&](long long h) { hot_stream<<<grid, block, 0, s>>>(d_stream, d_hot, d_out, n, h); };
-    auto apply = [&](const Config& c) {
-        set_window(s, d_hot, c.window ? c.h * 4 : 0, c.window ? c.hit_ratio : 0.f, cudaAccessPropertyPersisting);
-        CHECK(cudaCtxResetPersistingL2Cache());  // each configuration starts without persisting lines
-    };
+    Bench bench = make_bench(n, block, reps, h_fit, h_big);
+    std::vector<Config>& configs = bench.configs;
+    size_t bytes = bench.bytes;
     Verdict verdict;
-    int bad = -1;
-    auto validate = [&](int k) {  // a cache hint must never change a result
-        CHECK(cudaMemsetAsync(d_out, 0xff, bytes, s));  // an element left unwritten cannot pass
-        run(configs[k].h);
-        CHECK_LAUNCH();
-        CHECK(cudaMemcpyAsync(out.data(), d_out, bytes, cudaMemcpyDeviceToHost, s));
-        CHECK(cudaStreamSynchronize(s));
-        const uint32_t* ref = configs[k].h == h_fit ? ref_fit.data() : ref_big.data();
-        if (bad < 0 && !std::equal(ref, ref + n, out.data())) {
-            bad = k;
-            verdict.exact("configuration " + std::to_string(k), ref, out.data(), n);  // prints the detail
-        }
-    };
 
     // (1) The true baseline, first: the L2 as found, no window (the new stream has none), so normal
     // accesses have the whole L2. Validate both hot sizes, then time them.
-    int fit0 = add({false, h_fit, false, 0.f, 0}), big0 = add({false, h_big, false, 0.f, 0});
-    for (int k : {fit0, big0}) validate(k);
-    for (int k : {fit0, big0}) configs[k].ms = bench_ms([&] { run(configs[k].h); }, reps, 2, s);
+    int fit0 = bench.add({false, h_fit, false, 0.f, 0}), big0 = bench.add({false, h_big, false, 0.f, 0});
+    for (int k : {fit0, big0}) bench.validate(k, verdict);
+    for (int k : {fit0, big0}) configs[k].ms = bench.time(configs[k].h);
 
-    // 3.2.3.1: set aside. In MIG mode the set-aside is disabled and the call fails; under MPS it
-    // cannot be changed (it stays 0): both are reasons to skip.
-    cudaError_t err = cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, want);
-    if (err != cudaSuccess) {
-        release();
-        skip(std::string("cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize) failed (") + cudaGetErrorName(err) +
-             "): the L2 set-aside is disabled on this GPU instance (MIG?)");
-    }
-    CHECK(cudaDeviceGetLimit(&granted, cudaLimitPersistingL2CacheSize));  // 3.2.3.8
-    if (granted == 0) {
-        release();
-        skip("the L2 set-aside stayed 0 after cudaDeviceSetLimit (MPS sets it at server start)");
-    }
+    size_t granted = set_aside_or_skip(bench, want);
     double tuned = std::min(1.0, (double)granted / (4.0 * h_big));  // hitRatio = set-aside / window
     std::printf("set-aside at start %.1f MB, requested %.1f MB, granted %.1f MB; stream %.0f MB in + %.0f MB out; "
                 "hot %.1f MB and %.1f MB\n", orig_limit / 1048576.0, want / 1048576.0, granted / 1048576.0,
                 n * 4 / 1048576.0, n * 4 / 1048576.0, h_fit * 4 / 1048576.0, h_big * 4 / 1048576.0);
-
-    // The window is a stream attribute: check that it reads back as set.
-    set_window(s, d_hot, h_fit * 4, 0.6f, cudaAccessPropertyPersisting);
-    cudaStreamAttrValue back = {};
-    CHECK(cudaStreamGetAttribute(s, cudaStreamAttributeAccessPolicyWindow, &back));
-    verdict.check(back.accessPolicyWindow.base_ptr == d_hot && back.accessPolicyWindow.num_bytes == (size_t)h_fit * 4 &&
-                      back.accessPolicyWindow.hitRatio == 0.6f &&
-                      back.accessPolicyWindow.hitProp == cudaAccessPropertyPersisting,
-                  "window reads back (GetAttribute)");
+    check_window_readback(bench, verdict);
 
     // (2) set-aside, no window and (3) set-aside with a persisting window, hitRatio swept.
-    int fit1 = add({true, h_fit, false, 0.f, 0});
-    for (float r : {0.25f, 0.5f, 0.75f}) add({true, h_fit, true, r, 0});
-    int fit_full = add({true, h_fit, true, 1.0f, 0});
-    int big1 = add({true, h_big, false, 0.f, 0});
-    int big_full = add({true, h_big, true, 1.0f, 0});
-    int big_tuned = add({true, h_big, true, (float)tuned, 0});
-    for (int k = fit1; k < (int)configs.size(); ++k) {
-        apply(configs[k]);
-        validate(k);
-    }
-    verdict.check(bad < 0, "all " + std::to_string(configs.size()) + " configurations match CPU");
-    for (int k = fit1; k < (int)configs.size(); ++k) {
-        apply(configs[k]);
-        configs[k].ms = bench_ms([&] { run(configs[k].h); }, reps, 2, s);
-    }
+    int fit1 = bench.add({true, h_fit, false, 0.f, 0});
+    for (float r : {0.25f, 0.5f, 0.75f}) bench.add({true, h_fit, true, r, 0});
+    int fit_full = bench.add({true, h_fit, true, 1.0f, 0});
+    int big1 = bench.add({true, h_big, false, 0.f, 0});
+    int big_full = bench.add({true, h_big, true, 1.0f, 0});
+    int big_tuned = bench.add({true, h_big, true, (float)tuned, 0});
+    validate_and_time(bench, fit1, verdict);
 
     // Speed-ups of a row over (1) and over (2) with the same hot buffer.
     auto vs_none = [&](const Config& c) { return configs[c.h == h_fit ? fit0 : big0].ms / c.ms; };
@@ -223,19 +292,8 @@ int main(int argc, char** argv) {
                     "%.2fx -> thrashing %s\n", h_big * 4 / 1048576.0, vs_aside(bf), bt.hit_ratio, vs_aside(bt), thrash);
     }
 
-    // 3.2.3.5: back to normal. (a) a kernel over the region with hitProp = Normal demotes the
-    // persisting lines; (b) cudaCtxResetPersistingL2Cache() demotes all of them; then the window is
-    // removed and the set-aside returned, so later work in this context gets the whole L2.
-    set_window(s, d_hot, h_fit * 4, 1.0f, cudaAccessPropertyNormal);
-    run(h_fit);
-    CHECK_LAUNCH();
-    set_window(s, d_hot, 0, 0.f, cudaAccessPropertyNormal);
-    CHECK(cudaCtxResetPersistingL2Cache());
-    CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, orig_limit));
-    size_t now = 1;
-    CHECK(cudaDeviceGetLimit(&now, cudaLimitPersistingL2CacheSize));
-    verdict.check(now == orig_limit, "set-aside restored to " + std::to_string(orig_limit >> 20) + " MB");
-    double after = bench_ms([&] { run(h_fit); }, reps, 2, s);
+    reset_l2(bench, orig_limit, verdict);
+    double after = bench.time(h_fit);
     double copy = d2d_copy_gbps(bytes, reps);
     if (!csv) {
         double r = after / configs[fit0].ms;
@@ -246,6 +304,6 @@ int main(int argc, char** argv) {
                     "serves when they hit)\n", copy);
     }
 
-    release();
+    bench.release();
     return verdict.finish();
 }

@@ -2,12 +2,14 @@
 # lab.sh - the 02_memory labs from README.md "Lab", with compact output (`make profile` runs it).
 #   1. ncu: sectors per request for coalescing (offset 0 vs 1, stride 1..32) and aos_soa
 #   2. ptxas -v and cuobjdump -sass: spills and LDL/STL in registers_local; ncu local-memory sectors
+#      (make registers_local.regs / registers_local.sass: common.mk's listing rules)
 #   3. cuobjdump -sass: which global load instruction each readonly_cache kernel uses
 #   4. ncu: L2 hit rate of l2_persistence per configuration (caches not flushed between replays)
 #   5. compute-sanitizer initcheck on pitch_2d_3d: the padding of pitched rows is never read
 # Needs the programs built (make), ncu / cuobjdump / compute-sanitizer on PATH (steps whose
 # tool is missing are skipped with a note). NCU=... overrides the ncu binary. ncu may need
 # permission to read the GPU counters (ERR_NVGPUCTRPERM: run as root or see the ncu docs).
+# The listings are built for one architecture: ARCH=sm_XY if set, else this GPU's (as make does).
 set -u
 cd "$(dirname "$0")"
 NCU=${NCU:-ncu}
@@ -69,13 +71,14 @@ else
 fi
 
 echo "== 2. registers_local: ptxas -v (spill stores/loads, registers per kernel)"
-nvcc -std=c++17 -O3 -arch=sm_90 -Xptxas -v -I../common -c -o /dev/null registers_local.cu 2>&1 |
-    grep -E "Compiling entry|bytes spill|Used [0-9]+ registers" | sed -E "s/ptxas info +: //; s/^ +//; s/Compiling entry function '([^']*)'.*/\1:/" |
+make -s --no-print-directory registers_local.regs &&
+    grep -E "Compiling entry|bytes spill|Used [0-9]+ registers" registers_local.regs | sed -E "s/ptxas info +: //; s/^ +//; s/Compiling entry function '([^']*)'.*/\1:/" |
     demangle | paste - - - | sed 's/^/    /' 
 if have cuobjdump; then
     echo "   LDL/STL (local memory) instructions per kernel in the SASS:"
-    cuobjdump -sass registers_local | awk '/Function :/ {f = $3; n[f] += 0} /LDL|STL/ {n[f]++}
-        END {for (f in n) printf "    %s %d\n", f, n[f]}' | demangle | sort
+    make -s --no-print-directory registers_local.sass &&
+    awk '/Function :/ {f = $3; n[f] += 0} /LDL|STL/ {n[f]++}
+        END {for (f in n) printf "    %s %d\n", f, n[f]}' registers_local.sass | demangle | sort
 else
     echo "   cuobjdump not found: skipping the SASS count"
 fi
@@ -88,9 +91,10 @@ fi
 
 if have cuobjdump; then
     echo "== 3. readonly_cache: global loads per kernel (LDG.E.CONSTANT = read-only / non-coherent path)"
-    cuobjdump -sass readonly_cache | awk '/Function :/ {f = $3; c[f] += 0; p[f] += 0}
+    make -s --no-print-directory readonly_cache.sass &&
+    awk '/Function :/ {f = $3; c[f] += 0; p[f] += 0}
         /LDG/ {if ($0 ~ /CONSTANT/) c[f]++; else p[f]++}
-        END {for (f in c) printf "    %s  LDG %d  LDG.CONSTANT %d\n", f, p[f], c[f]}' | demangle | sort
+        END {for (f in c) printf "    %s  LDG %d  LDG.CONSTANT %d\n", f, p[f], c[f]}' readonly_cache.sass | demangle | sort
 fi
 
 if have "$NCU"; then

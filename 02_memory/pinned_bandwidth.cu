@@ -4,6 +4,7 @@
 //
 // Manual: M "固定内存" (pinned memory) and "带宽测试-固定与分页" (bandwidth test: pinned vs
 //         pageable); G 3.2.5 Page-Locked主机内存, 3.2.5.2 写合并内存; G 5.3.1 设备与主机之间的数据传输.
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o pinned_bandwidth pinned_bandwidth.cu
 // Shows:  the DMA engine can only read page-locked memory, so a copy from malloc() memory is
 //         staged by the driver through a pinned bounce buffer: an extra CPU copy and extra
 //         latency that dominate small transfers. Pinned memory skips the staging. Write-combined

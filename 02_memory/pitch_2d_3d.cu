@@ -3,6 +3,7 @@
 //
 // Manual: G 3.2.2 设备存储 (device memory): the MyKernel examples for cudaMallocPitch and
 //         cudaMalloc3D; G 5.3.2 设备内存访问, "二维数组" (why rows are padded).
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o pitch_2d_3d pitch_2d_3d.cu
 // Shows:  the runtime rounds each row up to a `pitch` (bytes) so that every row starts aligned;
 //         a kernel must step rows by the pitch, never by width * sizeof(float). The copies take
 //         the host's tight row length and the device pitch separately and move only the `width`

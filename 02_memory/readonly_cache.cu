@@ -2,6 +2,7 @@
 //
 // Manual: M "只读数据/缓存" ("标记为 const __restrict__ 的内核指针参数被视为只读数据,通过只读缓存
 //         数据路径传输。开发人员还可以通过 __ldg 内在函数强制加载这个缓存").
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o readonly_cache readonly_cache.cu
 // Shows:  a gather out[i] = sum_j table[h(i, j)] reads a small table at pseudo-random places
 //         (h is a hash, computed on the fly so that the table reads are the only loads), so the
 //         same table lines are read again and again by different warps: a cache workload. With

@@ -3,6 +3,7 @@
 // Manual: M "GPU 中的寄存器"; G 5.2.3 多处理器层次 (register count, --ptxas-options=-v, maxrregcount
 //         and launch bounds); G 5.3.2 设备内存访问, "本地内存"; N 5.3 CUDA中的各种存储单元的使用方法
 //         (Registers, Local Memory).
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o registers_local registers_local.cu
 // Shows:  the two ways a per-thread variable ends up in local memory, which lives in device memory
 //         (cached in L1/L2) and costs a load/store instruction (LDL/STL) per access, where a register
 //         costs nothing:

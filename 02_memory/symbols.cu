@@ -5,6 +5,7 @@
 // Manual: G 3.2.2 设备存储 (device memory): cudaMemcpyToSymbol / cudaMemcpyFromSymbol,
 //         cudaGetSymbolAddress, cudaGetSymbolSize; G 5.3.2 设备内存访问, "常量内存" (a request
 //         is split into as many requests as there are different addresses in it).
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o symbols symbols.cu
 // Shows:  the guide's constData / devData / devPointer examples with checked results and sizes;
 //         then the constant cache: a warp reading one address gets it broadcast in one request,
 //         a warp reading 32 different addresses is served in 32 requests one after the other.

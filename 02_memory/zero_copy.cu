@@ -3,6 +3,7 @@
 //
 // Manual: G 3.2.5.3 Mapped Memory; G 5.3.1 设备与主机之间的数据传输 (mapped memory pays when
 //         the data is read or written once, and the accesses must be coalesced).
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o zero_copy zero_copy.cu
 // Shows:  cudaHostAlloc(cudaHostAllocMapped) + cudaHostGetDevicePointer give a device address
 //         for host memory. Every access then crosses PCIe/NVLink, so a kernel on mapped memory
 //         runs at bus speed, far below device memory; but for data touched once, the explicit

@@ -3,6 +3,7 @@
 // Manual: M "银行冲突及其对共享内存的影响" (bank conflicts and their effect on shared memory);
 //         G 5.3.2 设备内存访问 (Device Memory Accesses), paragraph "共享内存";
 //         N 5.4.3 Bank Conflict, N 5.6.2 Bank conflicts.
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o bank_conflicts bank_conflicts.cu
 // Shows:  shared memory is 32 banks of 4-byte words; word w lives in bank w % 32. When the 32
 //         threads of a warp read words lane*S, lanes l and l' collide whenever (l - l')*S is a
 //         multiple of 32, so gcd(S, 32) lanes share every bank that is used: the hardware splits the

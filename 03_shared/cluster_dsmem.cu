@@ -1,8 +1,9 @@
 // cluster_dsmem - thread block clusters and distributed shared memory (Hopper, sm_90+).
 //
-// Manual: beyond the manual (the seeds stop at Volta/Ampere). It extends G 5.2.1 应用程序层次
+// Manual: beyond the manual (its documents stop at Volta/Ampere). It extends G 5.2.1 应用程序层次
 //         (threads of one block share data through shared memory, threads of different blocks only
 //         through global memory) and N 5.4 利用Shared Memory优化程序.
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o cluster_dsmem cluster_dsmem.cu
 // Shows:  on sm_90 up to 8 blocks (portable limit) can be launched as a cluster: they run at the
 //         same time on one GPC, and each can read, write and atomically update the shared memory of
 //         the others (distributed shared memory, DSMEM) through cooperative_groups::this_cluster():

@@ -5,6 +5,7 @@
 #   2. ncu: bank conflicts per stride of bank_conflicts (wavefronts / instruction = conflict degree)
 #   3. ncu: achieved vs theoretical occupancy of smem_carveout for three carveouts
 #   4. nvcc -Xptxas -v: registers, spills and shared memory of every matmul_tiled kernel
+#      (make matmul_tiled.regs: common.mk's listing rule, ARCH=sm_XY if set, else this GPU)
 #   5. compute-sanitizer racecheck/synccheck on reduction (one __syncthreads per tree step is enough)
 #   6. ncu: the SGEMM progression step by step (FFMA share, shared wavefronts, global sectors, stalls)
 #   7. nvcc -Xptxas -v: registers and spills of every sgemm_steps kernel (expect 0 spill bytes)
@@ -14,7 +15,6 @@ set -u
 cd "$(dirname "$0")"
 NCU=${NCU:-ncu}
 SAN=${SAN:-compute-sanitizer}
-ARCH=${ARCH_FLAG:--arch=native}
 
 # ncu's default report, reduced to the kernel header line and the metric lines.
 ncu_q() { "$NCU" "$@" 2>&1 | grep -E '^  [A-Za-z_].*\)x\(|^ +(l1tex|sm|smsp|launch)__|==ERROR==|==WARNING=='; }
@@ -47,10 +47,9 @@ else
 fi
 
 echo "== 4. matmul_tiled: nvcc -Xptxas -v (registers / spills / shared memory per kernel)"
-nvcc -std=c++17 -O3 $ARCH -I../common -Xptxas -v -o /tmp/matmul_tiled_ptxas matmul_tiled.cu -lcublas 2>&1 |
-  grep -E "Compiling entry function|registers|spill" | sed -E 's/ptxas info *: //' |
+make -s --no-print-directory matmul_tiled.regs &&
+  grep -E "Compiling entry function|registers|spill" matmul_tiled.regs | sed -E 's/ptxas info *: //' |
   { command -v c++filt >/dev/null && c++filt || cat; }
-rm -f /tmp/matmul_tiled_ptxas
 
 if command -v "$SAN" >/dev/null 2>&1; then
   echo "== 5. reduction under racecheck and synccheck (expect 0 hazards / 0 errors)"

@@ -2,12 +2,16 @@
 //
 // Manual: G 3.2.4 共享内存 (the Matrix struct with stride, GetSubMatrix / GetElement / SetElement,
 //         MatMulKernel with and without shared memory); N 5.5 优化矩阵乘法 (5.5.2 矩阵乘法优化).
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o matmul_tiled matmul_tiled.cu -lcublas
 // Shows:  the naive kernel reads a row of A and a column of B from global memory for every element
 //         of C (A is read B.width times). The guide's 16x16 tiles read each element of A and B once
 //         per tile into shared memory and reuse it 16 times: A is read B.width / 16 times. A
 //         128x128 block tile with 8x8 results per thread (register blocking) reuses every shared
 //         load 8 times from registers and reads A B.width / 128 times. cuBLAS SGEMM (FP32, no tensor
 //         cores) is the reference point: GFLOP/s and % of cuBLAS for each kernel.
+//         The one-thread-per-element kernel first appears in 01_intro/matmul_naive.cu (the notes'
+//         integer version, two thread layouts, timed with events). Sizes follow BLAS: C is M x N,
+//         the inner dimension is K (matmul_naive follows the notes and calls it n).
 // Build:  make matmul_tiled            (links -lcublas)
 // Run:    ./matmul_tiled [--m=4096 --n=4096 --k=4096] [--reps=10] [--csv]
 //         any sizes work: --m=1000 --n=999 --k=3 (tiles past the edge are zero-filled, stores guarded)

@@ -3,6 +3,7 @@
 // Manual: G 2.5 异步SIMT编程模型 (Asynchronous SIMT Programming Model), G 2.5.1 异步操作
 //         (Asynchronous Operations); G 5.3 最大化存储吞吐量 (the stage-in-shared pattern:
 //         load, synchronize, process, synchronize, write back).
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o memcpy_async memcpy_async.cu
 // Shows:  the guide's staging pattern done three ways on the same work (each block reverses a tile
 //         of 1024 ints in shared memory and mixes every element with its mirror through a few
 //         integer hash rounds):

@@ -4,6 +4,7 @@
 //         __syncthreads(); threads of different blocks only through global memory, across two
 //         kernel calls); N 6.3.2 向量求和代码 (the per-block tree with "two __syncthreads() - why?",
 //         the final atomicAdd per block).
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o reduction reduction.cu
 // Shows:  four versions of the same exact sum. (1) interleaved tree, one element per thread, the
 //         kernel launched again on the per-block partials until one value is left; (2) sequential
 //         addressing (no divergent warps, one barrier per step); (3) int4 grid-stride loads and a

@@ -2,6 +2,7 @@
 //
 // Manual: N 5.4.2 申请共享内存 (allocating shared memory: 静态申请 / 动态申请);
 //         G 3.2.4 共享内存 (Shared Memory); G 5.2.3 多处理器层次 (static + dynamic = a block's total).
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o shared_dynamic shared_dynamic.cu
 // Shows:  the same in-block reverse written three ways. (1) a static array `__shared__ int s[256]`
 //         whose size is fixed at compile time; (2) `extern __shared__ int s[]` whose size is the third
 //         launch parameter <<<grid, block, bytes>>>, so one kernel serves any block size; (3) a block
@@ -10,8 +11,8 @@
 //         and the kernel must opt in with cudaFuncSetAttribute(cudaFuncAttributeMaxDynamicSharedMemorySize).
 //         The program launches (3) without the opt-in first and shows the documented error
 //         (cudaErrorInvalidValue, non-sticky), then opts in and launches it again.
-//         Seed fixes: the notes write `treadIdx` and `dynamicFun<<1, n, n*sizeof(int)>>`, which do not
-//         compile; the launch needs <<<...>>>.
+//         Fixes to the notes' code: they write `treadIdx` and `dynamicFun<<1, n, n*sizeof(int)>>`,
+//         which do not compile; the launch needs <<<...>>>.
 // Build:  make shared_dynamic   Run: ./shared_dynamic [--n=2^26] [--block=512] [--smem-kb=64] [--reps=20]
 // Output: function attributes before/after the opt-in, the failed and the successful launch, each
 //         version's check, time and GB/s; then PASSED.

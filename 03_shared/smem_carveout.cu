@@ -3,6 +3,7 @@
 // Manual: G 5.3 最大化存储吞吐量 (Maximize Memory Throughput): "the same on-chip memory is used
 //         for L1 and shared memory, and how much of it is dedicated to L1 versus shared memory is
 //         configurable for each kernel call"; G 5.2.3 多处理器层次 / 5.2.3.1 占用率计算 (occupancy).
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o smem_carveout smem_carveout.cu
 // Shows:  on Volta and later one on-chip array per SM is split between L1 cache and shared memory.
 //         cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, P) asks for P %
 //         of the maximum shared memory (0 = cudaSharedmemCarveoutMaxL1, 100 = ...MaxShared,

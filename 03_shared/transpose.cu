@@ -3,6 +3,7 @@
 // Manual: M "共享内存上的矩阵转置" (matrix transpose on shared memory) and
 //         M "银行冲突及其对共享内存的影响" (bank conflicts and their effect on shared memory);
 //         N 5.6 矩阵转置, 5.6.1 实现方法, 5.6.2 Bank conflicts.
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o transpose transpose.cu
 // Shows:  a transpose moves every byte once in and once out, so the copy of the same matrix is its
 //         ceiling. The naive kernel reads rows but writes columns (each warp store touches 32
 //         sectors); staging a tile in shared memory makes both global accesses row-wise, and the

@@ -3,6 +3,7 @@
 //
 // Manual: G 3.2.12.1 纹理内存 (寻址方式 / addressing mode, 纹理坐标是否标准化 / normalized coordinates);
 //         T "Using texture memory in CUDA" (Wrap 模式, 钳制 / clamp).
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o addressing_modes addressing_modes.cu
 // Shows:  a 1D texture of N texels sampled at the centres of texels -2N .. 3N-1, i.e. well outside it
 //         on both sides, with point filtering. Each mode is checked against the guide's formulas on
 //         the CPU: clamp -> nearest edge texel; border -> 0; wrap -> frac(x) = x - floor(x); mirror ->

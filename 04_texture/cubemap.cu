@@ -2,6 +2,7 @@
 //
 // Manual: G 3.2.12.1.5 立方体纹理(Cubemap Textures), G 3.2.12.1.6 分层的立方体纹理内存(Cubemap Layered
 //         Textures), G 3.2.12.2.3 立方体表面内存, G 3.2.12.2.4 立方体分层表面内存.
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o cubemap cubemap.cu
 // Shows:  a cubemap is a CUDA array of 6 square layers (cudaMalloc3DArray with cudaArrayCubemap) that
 //         texCubemap(tex, x, y, z) addresses with a DIRECTION: the coordinate of largest magnitude m
 //         picks the face, and (s/m + 1)/2, (t/m + 1)/2 pick the texel, with s, t from the guide's table

@@ -2,6 +2,8 @@
 //
 // Manual: M "计算机视觉-使用纹理内存进行图像缩放" (computer vision: image scaling with texture memory);
 //         G 3.2.12.1 纹理内存 (filter modes, read modes); G 3.2.12.1.1 纹理对象API.
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o image_scaling image_scaling.cu
+//            $(pkg-config --cflags --libs opencv4)
 // Shows:  one CUDA array holds the 8-bit image; two texture objects view it. The book's one uses
 //         cudaFilterModePoint (nearest texel: blocky). The second uses cudaFilterModeLinear, which needs a
 //         float result, so it also sets cudaReadModeNormalizedFloat (8-bit 0..255 -> 0.0..1.0); the

@@ -6,6 +6,8 @@
 #   4. ncu: reverse_array and negate_array - texture path vs global path on a streaming access
 #   5. cuobjdump -sass: the texture instructions the fetch functions compile to (TEX, TLD, ...)
 #   6. nvcc -Xptxas -v: registers of the texture vs global kernels
+#   (5 and 6 use common.mk's listing rules, make PROGRAM.sass / PROGRAM.regs: ARCH=sm_XY if set,
+#   else this GPU's architecture)
 #   7. compute-sanitizer memcheck / initcheck on the in-place negation and the rotation
 # Needs ncu and compute-sanitizer (CUDA toolkit) and permission to read GPU counters
 # (root, or the driver's NVreg_RestrictProfilingToAdminUsers=0).
@@ -13,7 +15,6 @@ set -u
 cd "$(dirname "$0")"
 NCU=${NCU:-ncu}
 SAN=${SAN:-compute-sanitizer}
-ARCH=${ARCH_FLAG:--arch=native}
 
 # ncu's default report, reduced to the kernel header line and the metric lines.
 ncu_q() { "$NCU" "$@" 2>&1 | grep -E '^  [A-Za-z_].*\)x\(|^ +(l1tex|lts|dram|gpu|sm|smsp)__|==ERROR==|==WARNING=='; }
@@ -23,7 +24,7 @@ TEXM=l1tex__t_sector_hit_rate.pct,l1tex__t_sectors_pipe_tex_mem_texture.sum,l1te
 MEMM=lts__t_sector_hit_rate.pct,dram__bytes_read.sum,l1tex__throughput.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum
 
 echo "== 1. image_scaling: figures/scaling_{input,point,bilinear}.png"
-make --no-print-directory figures | grep -E "wrote|check|PASSED|FAILED|SKIPPED"
+make --no-print-directory plots | grep -E "wrote|check|PASSED|FAILED|SKIPPED"
 
 if command -v "$NCU" >/dev/null 2>&1; then
   echo "== 2. sobel_texture 4096 x 4096: global vs texture vs shared tile"
@@ -47,16 +48,15 @@ echo "== 5. cuobjdump -sass: texture instructions per program (tex1D/tex2D -> TE
 for p in read_texels negate_array reverse_array texture_rotate image_scaling addressing_modes read_modes; do
   [ -x "$p" ] || continue
   printf '%-18s ' "$p"
-  cuobjdump -sass "$p" 2>/dev/null | grep -oE '\b(TEX|TLD|TLD4|TMML|TXD|TXQ)(\.[A-Z0-9_]+)*' | sort | uniq -c | tr -s ' \n' ' '
+  make -s --no-print-directory "$p.sass" 2>/dev/null && grep -oE '\b(TEX|TLD|TLD4|TMML|TXD|TXQ)(\.[A-Z0-9_]+)*' "$p.sass" | sort | uniq -c | tr -s ' \n' ' '
   echo
 done
 
 echo "== 6. nvcc -Xptxas -v: registers per kernel (texture vs global versions)"
 for f in reverse_array negate_array; do
-  nvcc -std=c++17 -O3 $ARCH -I../common -Xptxas -v -o /tmp/${f}_ptxas $f.cu 2>&1 |
-    grep -E "Compiling entry function|registers|spill" | sed -E 's/ptxas info *: //' |
+  make -s --no-print-directory $f.regs &&
+    grep -E "Compiling entry function|registers|spill" $f.regs | sed -E 's/ptxas info *: //' |
     { command -v c++filt >/dev/null && c++filt || cat; }
-  rm -f /tmp/${f}_ptxas
 done
 
 if command -v "$SAN" >/dev/null 2>&1; then

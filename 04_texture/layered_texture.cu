@@ -1,6 +1,7 @@
 // layered_texture - a 2D layered texture: one CUDA array, many 2D layers, filtering within a layer only.
 //
 // Manual: G 3.2.12.1.4 分层纹理 (layered textures).
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o layered_texture layered_texture.cu
 // Shows:  a 2D layered texture is a CUDA array made by cudaMalloc3DArray() with the cudaArrayLayered
 //         flag (depth = number of layers) and fetched with tex2DLayered(tex, x, y, layer): the layer is
 //         an integer index, x and y are float coordinates. Linear filtering mixes the four nearest

@@ -3,6 +3,7 @@
 //
 // Manual: T "Using texture memory in CUDA" (CUDA, 用于大量数据的超级运算:第13节), 样例 1: 将纹理绑定到被更新的
 //         线性内存上 (negateArray.cu); G 3.2.12.1.1 纹理对象API; G 3.2.12.4 读写一致性.
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o negate_array negate_array.cu
 // Shows:  a texture object over plain cudaMalloc memory (cudaResourceTypeLinear) - no CUDA array, no
 //         filtering, no addressing modes, integer indices only (tex1Dfetch). The kernel reads a[i]
 //         through the texture cache and writes -a[i] to the same buffer: allowed, because no thread
@@ -21,7 +22,7 @@ void negate_cpu(const float* in, float* out, long long n) {
     for (long long i = 0; i < n; ++i) out[i] = -in[i];
 }
 
-// The article's kernel: the texture object replaces the file-scope texture<float,1> texRef. Seed fix:
+// The article's kernel: the texture object replaces the file-scope texture<float,1> texRef. Fix to the article:
 // the article's check loop `for (i = 0; i << N; i++)` never ran (0 << N is 0); here every element is checked.
 __global__ void negate_texture(long long n, float* d_out, cudaTextureObject_t tex) {
     long long idx = blockIdx.x * (long long)blockDim.x + threadIdx.x;

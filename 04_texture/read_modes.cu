@@ -3,6 +3,7 @@
 //
 // Manual: G 3.2.12.1 纹理内存 (读取模式 / read mode: cudaReadModeNormalizedFloat), G 3.2.12.1.3 16位浮点类型纹理;
 //         T "Using texture memory in CUDA" (读取模式: 返回[-1,1] (以签字), [0,1] 未签字).
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o read_modes read_modes.cu
 // Shows:  with cudaReadModeNormalizedFloat the texture unit converts 8/16-bit integers to float on the
 //         fly: the unsigned range maps to [0.0, 1.0] (0xff -> 1.0, v -> v / 255), the signed range to
 //         [-1.0, 1.0] (127 -> 1.0, v -> v / 127, and -128 -> -1.0 so that the result stays in range).

@@ -2,12 +2,13 @@
 //
 // Manual: T "Using texture memory in CUDA" (CUDA, 用于大量数据的超级运算:第13节), example readTexels.cu;
 //         G 3.2.12.1 纹理内存 (filter mode), G 3.2.12.1.1 纹理对象API.
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o read_texels read_texels.cu
 // Shows:  a CUDA array of N floats 0, 1, 2, ... read with tex1D at x = 0, 1, 2, ... returns
 //         0.0 0.5 1.5 ... 8.5, not 0 1 2 ...: with linear filtering a texel's value sits at its
 //         CENTRE, x = i + 0.5. The filter computes xB = x - 0.5, i = floor(xB), a = frac(xB) and returns
 //         (1 - a) T[i] + a T[i+1]; at x = 3 that is 0.5 T[2] + 0.5 T[3] = 2.5. At x = 0, T[-1] is
 //         clamped to T[0], hence 0.0. Reading at x + 0.5 lands on the centres: 0 1 2 ... exactly.
-//         The seed used a texture REFERENCE (texture<float,1> texRef + cudaBindTextureToArray), removed
+//         The article used a texture REFERENCE (texture<float,1> texRef + cudaBindTextureToArray), removed
 //         in CUDA 12; here the same texture is a texture OBJECT passed to the kernel as an argument.
 // Build:  make read_texels        Run: ./read_texels [--n=10]
 // Output: the two lines of values (the first is the article's output), the checks, PASSED.
@@ -34,7 +35,7 @@ float linear_fetch_cpu(const std::vector<float>& t, float x) {
     return (1.f - a) * at(i) + a * at(i + 1);
 }
 
-// The seed's kernel, with the texture object as an argument instead of a file-scope reference.
+// The article's kernel, with the texture object as an argument instead of a file-scope reference.
 __global__ void readTexels(int n, float* d_out, cudaTextureObject_t tex, float offset) {
     int idx = blockIdx.x * blockDim.x + threadIdx.x;
     if (idx < n) d_out[idx] = tex1D<float>(tex, float(idx) + offset);
@@ -57,7 +58,7 @@ int main(int argc, char** argv) {
 
     DeviceInfo dev = select_device(args.device());
     (void)dev;
-    const int threads = 256;  // the seed's NUM_THREADS
+    const int threads = 256;  // the article's NUM_THREADS
     int blocks = (n + threads - 1) / threads;
 
     std::vector<float> data(n);
@@ -67,7 +68,7 @@ int main(int argc, char** argv) {
     cudaChannelFormatDesc ch = cudaCreateChannelDesc<float>();
     cudaArray_t arr;
     CHECK(cudaMallocArray(&arr, &ch, n, 1));
-    // cudaMemcpyToArray (the seed's call) is deprecated: cudaMemcpy2DToArray with one row.
+    // cudaMemcpyToArray (the article's call) is deprecated: cudaMemcpy2DToArray with one row.
     CHECK(cudaMemcpy2DToArray(arr, 0, 0, data.data(), n * sizeof(float), n * sizeof(float), 1,
                               cudaMemcpyHostToDevice));
 

@@ -2,6 +2,7 @@
 //
 // Manual: T "Using texture memory in CUDA" (CUDA, 用于大量数据的超级运算:第13节), 样例 2: 重新访问
 //         reverseArray_multiblock.cu 样例 (reverseArray_multiblockTexture.cu); G 3.2.12.1.1 纹理对象API.
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o reverse_array reverse_array.cu
 // Shows:  the only change from the global-memory kernel is where the input comes from: d_in[in]
 //         becomes tex1Dfetch<int>(tex, in). Block b of the grid writes the mirror-image block at the
 //         other end, each thread its mirror element, so reads and writes are both coalesced. The
@@ -19,7 +20,7 @@ void reverse_cpu(const int* in, int* out, long long n) {
     for (long long i = 0; i < n; ++i) out[n - 1 - i] = in[i];
 }
 
-// Seed fix: the article computes out = blockDim.x * (gridDim.x - 1 - blockIdx.x) + (blockDim.x - 1 -
+// Fix to the article: it computes out = blockDim.x * (gridDim.x - 1 - blockIdx.x) + (blockDim.x - 1 -
 // threadIdx.x), which equals gridDim.x * blockDim.x - 1 - in: correct only when the grid covers n
 // exactly (its dimA = 256K is a multiple of 256). With a partial last block that formula shifts every
 // element by the padding, so this version writes to n - 1 - in and skips threads past the end.
@@ -81,7 +82,7 @@ int main(int argc, char** argv) {
     for (auto& v : versions) {
         CHECK(cudaMemset(d_b, 0xff, bytes));  // -1 everywhere: an element nobody wrote cannot pass
         v.launch();
-        CHECK_LAUNCH();  // the seed's cudaThreadSynchronize() no longer exists; the memcpy below waits
+        CHECK_LAUNCH();  // the article's cudaThreadSynchronize() no longer exists; the memcpy below waits
         CHECK(cudaMemcpy(out.data(), d_b, bytes, cudaMemcpyDeviceToHost));
         verdict.exact(v.name, ref.data(), out.data(), n);
     }

@@ -2,7 +2,10 @@
 //
 // Manual: N 4.3 sobel边缘检测 (the notes' Sobel) tied to G 3.2.12 纹理内存和表面内存 and
 //         G 3.2.12.1 纹理内存 (clamp addressing handles out-of-range coordinates in hardware).
-// Shows:  the 3x3 stencil reads each pixel 9 times. sobel_global_kernel clamps its indices by hand;
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o sobel_texture sobel_texture.cu
+//            $(pkg-config --cflags --libs opencv4)
+// Shows:  the 3x3 stencil reads each pixel 9 times. sobel_global_kernel is the kernel of
+//         01_intro/sobel_edge.cu (sobel_gpu, same arguments: in, out, width, height) and clamps its indices by hand;
 //         sobel_texture_kernel lets the texture unit clamp (cudaAddressModeClamp) and reads from a CUDA
 //         array, whose block-linear layout keeps 2D neighbours in the same cache lines;
 //         sobel_shared_kernel loads a (32+2) x (8+2) tile with its halo once per block and reads the 9

@@ -1,6 +1,7 @@
 // surface_copy - the guide's copyKernel: surf2Dread / surf2Dwrite between two uchar4 CUDA arrays.
 //
 // Manual: G 3.2.12.2.1 表面内存对象API (surface object API); G 3.2.12.2 表面内存(Surface Memory).
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o surface_copy surface_copy.cu
 // Shows:  a CUDA array made with cudaArraySurfaceLoadStore can be read AND written by a kernel through
 //         a surface object (a texture object can only read). The x coordinate of every surf*
 //         function is a BYTE offset - column x of a uchar4 array is at x * 4 - while y is a row index.

@@ -2,6 +2,7 @@
 //
 // Manual: G 3.2.12.4 读写一致性 (read/write coherency); DP notes "紋理記憶體" (texture memory: coherence
 //         is enforced only at child-grid launch and completion).
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o texture_coherency texture_coherency.cu
 // Shows:  texture fetches go through a read-only cache that global stores and surface writes do not
 //         update or invalidate while a kernel runs. So a texture fetch of an address that the SAME
 //         kernel (this thread or another) wrote through a surface or a global store returns undefined

@@ -1,6 +1,7 @@
 // texture_gather - tex2Dgather: one component of the four texels that bilinear filtering would use.
 //
 // Manual: G 3.2.12.1.7 纹理收集(Texture Gather).
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o texture_gather texture_gather.cu
 // Shows:  tex2Dgather(tex, x, y, comp) has tex2D's arguments plus comp = 0..3 and returns component
 //         comp of the 2x2 bilinear footprint, in the order x = T[i0,j1], y = T[i1,j1], z = T[i1,j0],
 //         w = T[i0,j0] (counter-clockwise from the lower left, as in Direct3D/OpenGL gather).

@@ -3,6 +3,7 @@
 //
 // Manual: G 3.2.12.1.1 纹理对象API (transformKernel); G 3.2.12.1 纹理内存 (normalized coordinates,
 //         addressing and filter modes); the guide's appendix "Texture Fetching" for the filter formula.
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o texture_rotate texture_rotate.cu
 // Shows:  the texture unit does the address arithmetic (wrap: frac(x)) and the bilinear interpolation
 //         for free, in hardware. Its interpolation weights are 9-bit fixed point with 8 fractional bits,
 //         so the result is NOT the exact bilinear value: the CPU reference implements the guide's formula
@@ -47,7 +48,7 @@ void rotate_cpu(const std::vector<float>& t, std::vector<float>& out, int w, int
         }
 }
 
-// The guide's kernel. Seed fix: it has no bounds check, so a width or height that is not a multiple
+// The guide's kernel. Fix to the guide: it has no bounds check, so a width or height that is not a multiple
 // of the 16x16 block writes past the end of `output`; this one returns early outside the image.
 __global__ void transformKernel(float* output, cudaTextureObject_t texObj, int width, int height, float theta) {
     unsigned int x = blockIdx.x * blockDim.x + threadIdx.x;

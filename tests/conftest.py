@@ -26,9 +26,9 @@ def gpu_probe():
     """(has_gpu, text): the probe's verdict, computed once per session."""
     global _probe
     if _probe is None:
-        exe = ROOT / "tools" / "gpu_probe"
+        exe = ROOT / "tests" / "gpu_probe"
         if not exe.exists():
-            _probe = (False, "tools/gpu_probe is not built (run make)")
+            _probe = (False, "tests/gpu_probe is not built (run make)")
         else:
             r = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
             _probe = (r.returncode == 0, r.stdout.strip() or r.stderr.strip())

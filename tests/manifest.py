@@ -1,4 +1,4 @@
-"""tests/manifest.txt, parsed: used by the test suite (conftest.py) and tools/sanitize.py.
+"""tests/manifest.txt, parsed: used by the test suite (conftest.py) and tests/sanitize.py.
 
 Each line:  chapter/program | test arguments | size option | options
 - test arguments: small sizes, including ones that are not a multiple of the block size;

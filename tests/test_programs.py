@@ -85,3 +85,17 @@ def test_manifest_lists_every_program(chapter, request):
     assert in_makefile - listed == set(), "programs in the Makefile but not in tests/manifest.txt"
     assert built - listed == set(), "built programs not in tests/manifest.txt"
     assert ours - in_makefile == set(), "manifest entries with no Makefile program"
+
+
+def test_opening_comment_shows_nvcc(program):
+    """The opening comment of the program's .cu gives the nvcc command line that builds it."""
+    src = program.path.with_suffix(".cu")
+    assert src.exists(), f"{src.name} missing: every program has a .cu file of its name"
+    head = []
+    for line in src.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("//"):
+            break
+        head.append(line)
+    # A command may wrap: the file name must follow within the next three comment lines.
+    assert any("nvcc -" in l and src.name in " ".join(head[i:i + 4]) for i, l in enumerate(head)), \
+        f"no 'nvcc ... {src.name}' command line in the opening comment of {src.name}"

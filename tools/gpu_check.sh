@@ -3,7 +3,7 @@
 #   1. build everything for the GPU in the machine,
 #   2. make test (every program's CPU check at its test sizes, plus the host-side tests),
 #   3. compute-sanitizer memcheck (leak checking on), racecheck, initcheck and synccheck over every
-#      program at its test arguments (tools/sanitize.py; exclusions only through the manifest),
+#      program at its test arguments (tests/sanitize.py; exclusions only through the manifest),
 #   4. optionally (--full) every program once at its default size, output kept for the READMEs,
 # then a short summary. Logs go to $OUT (or ./gpu_check_out). Options:
 #   tools/gpu_check.sh [--chapter=NN_name] [--full] [--no-sanitize] [--jobs=N]
@@ -34,7 +34,7 @@ nvcc --version | tail -1
 
 echo "== build"
 target=${chapter:+$chapter}
-if ! make -j"$(nproc)" ${target:-all} tools/gpu_probe tests/unit/test_common >"$out/build.log" 2>&1; then
+if ! make -j"$(nproc)" ${target:-all} tests/gpu_probe tests/unit/test_common >"$out/build.log" 2>&1; then
     tail -30 "$out/build.log"; echo "build: FAILED"; exit 1
 fi
 grep -iE "warning|notice" "$out/build.log" | head -5
@@ -49,7 +49,7 @@ test_summary=$(grep -E "[0-9]+ (passed|failed)" "$out/test.log" | tail -1)
 san_rc=0 san_summary="sanitizer: not run"
 if [ $sanitize = 1 ]; then
     echo "== compute-sanitizer"
-    python3 tools/sanitize.py ${chapter:+--chapter=$chapter} --jobs="$jobs" --log="$out/sanitizer.log" | tee "$out/sanitizer.txt"
+    python3 tests/sanitize.py ${chapter:+--chapter=$chapter} --jobs="$jobs" --log="$out/sanitizer.log" | tee "$out/sanitizer.txt"
     san_rc=${PIPESTATUS[0]}
     san_summary=$(tail -1 "$out/sanitizer.txt")
 fi

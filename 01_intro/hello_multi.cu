@@ -1,4 +1,5 @@
-// hello_multi - hello_gpu split over two files: separate compilation and device linking.
+// hello_multi.cu - hello_gpu split over two files (this one and hello_multi_device.cu): separate
+// compilation and device linking. The program is hello_multi, built from both.
 //
 // Manual: N 1.1.1 常用命令 (nvcc多文件编译, --device-c, the Makefile for a multi-file build);
 //         G 2.1 内核.
@@ -7,11 +8,11 @@
 //         (--device-c, short for -rdc=true -c), and the final nvcc link runs the device linker
 //         (nvlink) that resolves the cross-file GPU calls before the host link. Compiled the
 //         ordinary way (whole-program mode) the build fails with "External calls are not
-//         supported" / an unresolved extern function. The seed's recipe was
+//         supported" / an unresolved extern function. The notes' recipe was
 //         `nvcc --device-c hello_from_gpu.cu -o hello_from_gpu.o` then linking the objects.
-//         Done by hand it is:
-//           nvcc -dc hello_multi_main.cu hello_multi_device.cu    (two .o with relocatable GPU code)
-//           nvcc hello_multi_main.o hello_multi_device.o -o hello_multi   (device link + host link)
+//         What make runs, simplified (two .o with relocatable GPU code, then device + host link):
+//           nvcc -std=c++17 -O3 -arch=native -I../common -dc hello_multi.cu hello_multi_device.cu
+//           nvcc -arch=native -o hello_multi hello_multi.o hello_multi_device.o
 //         or, with a host linker: nvcc -dlink *.o -o dlink.o; g++ *.o dlink.o -lcudart
 // Build:  make hello_multi       Run: ./hello_multi [--blocks=2] [--threads=4]
 // Output: the launch, a few hello lines from the other file's code, the id check, PASSED.

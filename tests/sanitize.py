@@ -4,7 +4,7 @@ program in tests/manifest.txt at its test arguments, several at a time, and prin
 
 A program is left out of a tool only through the manifest (`nosan=TOOLS; why=REASON`), and the
 table prints the reason. Exit 0 if no run found an error, 1 otherwise.
-    tools/sanitize.py [--chapter=03_shared] [--jobs=4] [--log=FILE] [PROGRAM ...]
+    tests/sanitize.py [--chapter=03_shared] [--jobs=4] [--log=FILE] [PROGRAM ...]
 """
 import argparse
 import re
@@ -13,8 +13,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from manifest import load_manifest  # noqa: E402
+from manifest import load_manifest  # tests/manifest.py, next to this script (on sys.path when run)
 
 TOOLS = ["memcheck", "racecheck", "initcheck", "synccheck"]
 EXTRA = {"memcheck": ["--leak-check", "full"], "racecheck": ["--racecheck-report", "all"]}

@@ -1,0 +1,73 @@
+"""The .gitignore hides build outputs and nothing else: a new source, text file, image or script
+in a chapter folder must show up in `git status`, and every program a chapter's Makefile builds
+must not. Runs for every chapter folder, including ones added later, without any edit here."""
+import re
+import shutil
+import subprocess
+
+import pytest
+from conftest import ROOT
+
+CHAPTERS = sorted(p.name for p in ROOT.glob("0[0-9]_*") if p.is_dir())
+
+# Files a chapter author may add; none of them may be ignored.
+SOURCES = ["x.cu", "x.cuh", "x.h", "x.cpp", "x.hpp", "x.c", "x.txt", "x.md", "x.py", "x.sh",
+           "x.png", "x.csv", "x.json", "x.ptx", "Makefile", "plot.py", "lab.sh", "README.md",
+           "figures/x.png", "figures/x.csv", "figures/x", "data/x", "data/x.bin", "sub/dir/x.cu"]
+# Build outputs (besides the programs themselves); all of them must be ignored.
+OUTPUTS = ["x.o", "x.sass", "x.regs"]
+
+
+def git(*args, stdin=None):
+    return subprocess.run(["git", "-C", str(ROOT), *args], input=stdin, capture_output=True, text=True)
+
+
+def in_git_checkout():
+    return shutil.which("git") is not None and git("rev-parse", "--is-inside-work-tree").stdout.strip() == "true"
+
+
+pytestmark = pytest.mark.skipif(not in_git_checkout(), reason="not a git checkout")
+
+
+def ignored(paths):
+    """The subset of paths that .gitignore ignores (--no-index: judged by the rules, tracked or not)."""
+    r = git("check-ignore", "--no-index", "--stdin", stdin="".join(p + "\n" for p in paths))
+    assert r.returncode in (0, 1), r.stderr
+    return set(r.stdout.split())
+
+
+def programs(chapter):
+    r = subprocess.run(["make", "-s", "--no-print-directory", "-C", str(ROOT / chapter), "list"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return r.stdout.split()
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_sources_are_not_ignored(chapter):
+    paths = [f"{chapter}/{name}" for name in SOURCES]
+    paths += [f"{chapter}/{p}.cu" for p in programs(chapter)]
+    assert ignored(paths) == set(), "ignored although not a build output"
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_build_outputs_are_ignored(chapter):
+    paths = [f"{chapter}/{p}" for p in programs(chapter)] + [f"{chapter}/{name}" for name in OUTPUTS]
+    assert set(paths) - ignored(paths) == set(), "build outputs that git would show as untracked"
+
+
+def test_everything_ignored_in_a_chapter_is_a_build_output():
+    """What git ignores right now in the chapter folders: programs, *.o / *.sass / *.regs and
+    Python caches, nothing else."""
+    outputs = {f"{c}/{p}" for c in CHAPTERS for p in programs(c)}
+    r = git("status", "--ignored", "--porcelain", "--untracked-files=all", "--", *CHAPTERS)
+    assert r.returncode == 0, r.stderr
+    bad = []
+    for line in r.stdout.splitlines():
+        if not line.startswith("!! "):
+            continue
+        path = line[3:].strip('"')
+        if path in outputs or re.search(r"\.(o|sass|regs)$|(^|/)__pycache__/", path):
+            continue
+        bad.append(path)
+    assert bad == [], "ignored files that are not build outputs"

@@ -3,6 +3,7 @@
 // Manual: G 3.2.4 共享内存 (MatMulKernel with and without shared memory); G 2.5 异步SIMT编程模型
 //         (2.5.1 异步操作: copies global -> shared that run while the threads compute);
 //         N 5.5 优化矩阵乘法 (5.5.2 矩阵乘法优化).
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o sgemm_steps sgemm_steps.cu -lcublas
 // Shows:  eight steps, each kernel differing from the one before by one idea, checked and timed
 //         against cuBLAS SGEMM (FP32 cores, no TF32) in the same run:
 //           1 naive (the guide's kernel without shared memory): every FMA loads A and B
@@ -15,7 +16,7 @@
 //           7 cp.async (G 2.5): the next tile is copied into a second buffer while the threads
 //             compute on the current one; one __syncthreads per tile
 //           8 autotuning: step 7 with other tile sizes / pipeline depths; the table names the best
-// Build:  make sgemm_steps   (nvcc -std=c++17 -O3 -arch=native -I../common -o sgemm_steps sgemm_steps.cu -lcublas)
+// Build:  make sgemm_steps
 // Run:    ./sgemm_steps [--m=4096 --n=4096 --k=4096] [--kernel=N] [--reps=10] [--csv=FILE] [--only=REGEX]
 //         --kernel=N runs step N (and cuBLAS) only; any sizes work (--m=300 --n=257 --k=131)
 // Output: check lines (sampled rows against a double-precision CPU product, all of C against

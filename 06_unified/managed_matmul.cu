@@ -28,13 +28,17 @@ __managed__ int c_gpu[MAX_ELEMS];
 __managed__ int c_cpu[MAX_ELEMS];
 
 // CPU reference (the notes' cpu_matrix_mult): a is m x n, b is n x k, result m x k, row-major.
+// Loop order i-h-j walks b and the result row by row (the notes' i-j-h order strides through b);
+// integer sums are exact in any order.
 void cpu_matrix_mult(const int* h_a, const int* h_b, int* h_result, int m, int n, int k) {
-    for (int i = 0; i < m; ++i)
-        for (int j = 0; j < k; ++j) {
-            int tmp = 0;
-            for (int h = 0; h < n; ++h) tmp += h_a[i * n + h] * h_b[h * k + j];
-            h_result[i * k + j] = tmp;
+    for (int i = 0; i < m; ++i) {
+        int* row = h_result + (size_t)i * k;
+        std::fill(row, row + k, 0);
+        for (int h = 0; h < n; ++h) {
+            int aih = h_a[i * n + h];
+            for (int j = 0; j < k; ++j) row[j] += aih * h_b[h * k + j];
         }
+    }
 }
 
 // One thread per output element. Unlike the notes (row from x), the column comes from threadIdx.x

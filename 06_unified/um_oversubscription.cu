@@ -18,7 +18,7 @@
 //         they need and can stall the GPU for a long time. It is never part of the test suite,
 //         which runs the same code path with F < 1.
 // Build:  make um_oversubscription  (nvcc -std=c++17 -O3 -arch=native -I../common -o um_oversubscription um_oversubscription.cu)
-// Run:    ./um_oversubscription [--fraction=0.25] [--max-mb=1024] [--rounds=4]
+// Run:    ./um_oversubscription [--fraction=0.25] [--max-mb=512] [--rounds=4]
 //         ./um_oversubscription --oversubscribe=1.5      (your own GPU only: 1.5 x its free memory)
 // Output: free GPU memory and host RAM, the buffer size, then per pass (CPU, GPU, prefetches) the
 //         median time and migration GB/s, the checks of every round; PASSED.
@@ -60,7 +60,7 @@ size_t host_available_bytes() {
 int main(int argc, char** argv) {
     Args args(argc, argv, "Page migration when CPU and GPU take turns on one managed buffer; explicit oversubscription.");
     double fraction = args.real("fraction", 0.25, 0.001, 0.5, "default mode: buffer = this share of the free GPU memory");
-    long long max_mb = args.integer("max-mb", 1024, 1, 1LL << 20, "default mode: at most this many MB");
+    long long max_mb = args.integer("max-mb", 512, 1, 1LL << 20, "default mode: at most this many MB");
     double over = args.real("oversubscribe", 0, 0.001, 4.0,
                             "if given (0 = off): buffer = F x free GPU memory; F >= 1 oversubscribes, your own GPU only");
     int rounds = (int)args.integer("rounds", 4, 2, 100, "CPU + GPU rounds (round 1, the first touch, is not timed)");

@@ -20,7 +20,8 @@
 // check is a function (Verdict&, const std::string& name) that copies the result back and compares
 // it; run() calls prepare() (if given, e.g. a memset to 0xff so that an unwritten result fails),
 // launch() once, then check, for every selected version before timing any of them. Timing is
-// bench_ms (warm-up, median of `reps` CUDA-event timings) on the default stream.
+// bench_ms (warm-up, median of `reps` CUDA-event timings) on the default stream; a version whose
+// `reset` is set is timed with bench_ms_fresh (reset() before every timed launch, outside the timing).
 // Work counts bytes read + written (GBPS) or floating-point operations (GFLOPS) per launch.
 #pragma once
 #include <algorithm>
@@ -53,6 +54,8 @@ class Results {
         Launch prepare;         // run once before the checking launch (not timed)
         bool baseline = false;  // the reference row the "% of" column divides by
         double ms = -1;         // median time, filled by run()
+        Launch reset{};         // if set: run (untimed) before every timed launch, to re-create the
+                                // state a first run starts from (bench_ms_fresh); set it on add()'s result
         double rate() const { return ms > 0 ? work / (ms * 1e6) : 0.0; }  // GB/s or GFLOP/s
     };
 
@@ -126,7 +129,7 @@ class Results {
             v.check(verdict, v.name);
         }
         for (auto& v : versions_)
-            if (selected(v)) v.ms = bench_ms(v.launch, reps, warmup);
+            if (selected(v)) v.ms = v.reset ? bench_ms_fresh(v.reset, v.launch, reps, warmup) : bench_ms(v.launch, reps, warmup);
         print();
         if (!csv_.empty()) write_csv();
     }

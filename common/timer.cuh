@@ -66,6 +66,31 @@ double bench_ms(F&& fn, int reps, int warmup = 2, cudaStream_t stream = 0) {
     return median(times);
 }
 
+// Like bench_ms, but calls setup() before every run, warm-up included, outside the timed
+// interval (the stream is synchronized before the start event is recorded). For measurements
+// of a first run from a given state - e.g. a kernel's first touch of freshly allocated managed
+// memory - where each repetition has to re-create that state.
+template <class S, class F>
+double bench_ms_fresh(S&& setup, F&& fn, int reps, int warmup = 1, cudaStream_t stream = 0) {
+    for (int i = 0; i < warmup; ++i) {
+        setup();
+        fn();
+        CHECK(cudaStreamSynchronize(stream));
+    }
+    CHECK(cudaGetLastError());
+    GpuTimer t(stream);
+    std::vector<double> times;
+    for (int i = 0; i < std::max(reps, 1); ++i) {
+        setup();
+        CHECK(cudaStreamSynchronize(stream));
+        t.start();
+        fn();
+        times.push_back(t.stop());
+    }
+    CHECK(cudaGetLastError());
+    return median(times);
+}
+
 // Bandwidth in GB/s (1e9 bytes per second) for `bytes` moved in `ms` milliseconds.
 inline double gbps(double bytes, double ms) { return ms > 0 ? bytes / (ms * 1e6) : 0.0; }
 

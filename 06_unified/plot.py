@@ -20,7 +20,7 @@ import matplotlib
 matplotlib.use("Agg")  # no display needed
 import matplotlib.pyplot as plt  # noqa: E402
 
-# The book's figures (seeds/001, Tesla P100, N = 2^20 floats): version number -> GB/s.
+# The book's figures (the book chapter, Tesla P100, N = 2^20 floats): version number -> GB/s.
 BOOK_P100 = {"1": 5.0, "2": 670.0}
 
 

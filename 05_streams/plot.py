@@ -102,7 +102,7 @@ def plot_timeline(path, out, wanted):
     handles = [Patch(color=c, label=k) for k, c in COLORS.items()]
     handles.append(plt.Line2D([], [], color="black", ls="--", label="max(H2D, kernel, D2H) alone"))
     fig.legend(handles=handles, loc="upper right", ncol=4, fontsize=8)
-    fig.suptitle(f"Copy/compute overlap, {r0['gpu']}: {int(r0["n"]) * 4 / 2**20:.0f} MiB, --iters={r0['iters']}",
+    fig.suptitle(f"Copy/compute overlap, {r0['gpu']}: {int(r0['n']) * 4 / 2**20:.0f} MiB, --iters={r0['iters']}",
                  x=0.01, ha="left", fontsize=10)
     fig.tight_layout(rect=(0, 0, 1, 0.95))
     fig.savefig(out / "overlap_timeline.png", dpi=120)

@@ -7,13 +7,16 @@
 //         kernels run one after another: N x --ms. Each in its own stream, they run side by side on
 //         N SMs: close to 1 x --ms, i.e. 1/N of the serialized time. Each kernel also stamps its
 //         start and end with the GPU's global timer, from which the program counts how many ran at
-//         the same time. Every kernel's output is checked against the CPU in both runs.
+//         the same time. Every kernel's output is checked against the CPU in both runs. The program
+//         raises CUDA_DEVICE_MAX_CONNECTIONS to 32 (unless set): with the default 8 hardware queues,
+//         streams 8 apart share a queue and their kernels serialize.
 // Build:  nvcc -std=c++17 -O3 -arch=native -I../common -o concurrent_kernels concurrent_kernels.cu
 // Run:    ./concurrent_kernels [--kernels=16] [--ms=1] [--n=1000] [--reps=10]
 // Output: concurrentKernels, the calibrated work, serialized and concurrent time, concurrent / (serial
 //         / N) (ideal 1.0; the H100 target is <= 1.5), the most kernels seen running at once, PASSED.
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <vector>
 #include "common.cuh"
 
@@ -62,9 +65,16 @@ int main(int argc, char** argv) {
     int reps = (int)args.integer("reps", 10, 1, 1000, "timed repetitions (median reported)");
     args.parse_or_exit();
 
+    // Streams reach the GPU through a fixed number of hardware work queues ("connections", default
+    // 8). Streams that share a queue are serialized as if they were one stream, so 16 kernels in
+    // 16 streams would run in two rounds. The variable must be set before the CUDA context exists;
+    // a value already in the environment wins.
+    setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
     DeviceInfo dev = select_device(args.device());
     std::printf("concurrentKernels %d, %d SMs; %d kernels of 1 block x 256 threads, %d elements each\n",
                 dev.prop.concurrentKernels, dev.prop.multiProcessorCount, nk, n);
+    std::printf("CUDA_DEVICE_MAX_CONNECTIONS=%s (hardware queues; more streams than this share queues and serialize)\n",
+                std::getenv("CUDA_DEVICE_MAX_CONNECTIONS"));
 
     size_t total = (size_t)nk * n;
     std::vector<uint32_t> h_in = random_vector<uint32_t>(total, 0u, 0xffffffffu, 11), h_out(total);

@@ -110,10 +110,16 @@ void count_nodes_edges(cudaGraph_t g, size_t* nodes, size_t* edges) {
     CHECK(cudaGraphGetEdges(g, nullptr, nullptr, nullptr, edges));
 }
 
-void check_d(Verdict& v, const std::string& what, const Buffers& m, const std::vector<uint32_t>& expected) {
+// Poisons d, launches the executable graph, waits, and compares d with the CPU's result.
+void run_and_check(Verdict& v, const std::string& what, cudaGraphExec_t exec, cudaStream_t s, const Buffers& m,
+                   const std::vector<uint32_t>& expected) {
+    CHECK(cudaMemsetAsync(m.d, 0xff, m.n * sizeof(uint32_t), s));  // a D that did not run fails
+    CHECK(cudaGraphLaunch(exec, s));
+    CHECK(cudaStreamSynchronize(s));
     std::vector<uint32_t> got(m.n);
     CHECK(cudaMemcpy(got.data(), m.d, m.n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
-    v.exact(what, expected.data(), got.data(), m.n);
+    if (!what.empty()) v.exact(what, expected.data(), got.data(), m.n);
+    else if (got != expected) v.exact("update loop", expected.data(), got.data(), m.n);
 }
 
 const char* update_result_name(cudaGraphExecUpdateResult r) {
@@ -187,10 +193,7 @@ int main(int argc, char** argv) {
     cudaGraphExec_t api_exec;
     CHECK(cudaGraphInstantiate(&api_exec, api_graph, 0));  // CUDA 12+: (exec, graph, flags)
     std::vector<uint32_t> ref0 = diamond_cpu(x, p0);
-    CHECK(cudaMemsetAsync(m.d, 0xff, bytes, s1));  // poison: a D that did not run fails the check
-    CHECK(cudaGraphLaunch(api_exec, s1));
-    CHECK(cudaStreamSynchronize(s1));
-    check_d(verdict, "API graph result vs CPU", m, ref0);
+    run_and_check(verdict, "API graph result vs CPU", api_exec, s1, m, ref0);
 
     // 1b. The same diamond by stream capture with fork / join events (3.2.6.6.3.1).
     cudaGraph_t cap_graph = capture_diamond(m, p0, s1, s2, fork, join);
@@ -200,10 +203,7 @@ int main(int argc, char** argv) {
     verdict.check(nodes == 4 && edges == 4, "captured graph: 4 nodes, 4 edges");
     cudaGraphExec_t cap_exec;
     CHECK(cudaGraphInstantiate(&cap_exec, cap_graph, 0));
-    CHECK(cudaMemsetAsync(m.d, 0xff, bytes, s1));
-    CHECK(cudaGraphLaunch(cap_exec, s1));
-    CHECK(cudaStreamSynchronize(s1));
-    check_d(verdict, "captured graph result vs CPU", m, ref0);
+    run_and_check(verdict, "captured graph result vs CPU", cap_exec, s1, m, ref0);
 
     // 2. Launch cost: K dependent tiny kernels, one by one into a stream vs one graph launch. Each
     //    run adds K to every counter, which the check verifies.
@@ -280,14 +280,12 @@ int main(int argc, char** argv) {
             ++instantiations;
         }
         CHECK(cudaGraphDestroy(g));
-        CHECK(cudaMemsetAsync(m.d, 0xff, bytes, s1));
-        CHECK(cudaGraphLaunch(exec, s1));
-        CHECK(cudaStreamSynchronize(s1));
-        std::vector<uint32_t> expect = diamond_cpu(x, p, extra), got(n);
-        CHECK(cudaMemcpy(got.data(), m.d, bytes, cudaMemcpyDeviceToHost));
-        bool ok = expect == got;
-        all_ok = all_ok && ok;
-        if (!ok) verdict.exact("update loop iteration " + std::to_string(i), expect.data(), got.data(), n);
+        Verdict it;  // one line per iteration would flood the screen: report only a mismatch
+        run_and_check(it, "", exec, s1, m, diamond_cpu(x, p, extra));
+        if (!it.ok()) {
+            all_ok = false;
+            std::printf("[%d: MISMATCH %s] ", i, it.first_failure().c_str());
+        }
     }
     std::printf("\n   instantiations %d, successful updates %d, failed updates %d\n", instantiations, updates,
                 failed_updates);
@@ -300,19 +298,13 @@ int main(int argc, char** argv) {
     void* args_d4[] = {&m.d, &m.b, &m.c, &m.n, &one, &p4.add_d};
     cudaKernelNodeParams kp_d4 = combine_params(args_d4, n);
     CHECK(cudaGraphExecKernelNodeSetParams(api_exec, nd, &kp_d4));
-    CHECK(cudaMemsetAsync(m.d, 0xff, bytes, s1));
-    CHECK(cudaGraphLaunch(api_exec, s1));
-    CHECK(cudaStreamSynchronize(s1));
     std::printf("\n4. cudaGraphExecKernelNodeSetParams on node D (add %u -> %u), no re-instantiation\n", p0.add_d,
                 p4.add_d);
-    check_d(verdict, "node-updated graph vs CPU", m, diamond_cpu(x, p4));
+    run_and_check(verdict, "node-updated graph vs CPU", api_exec, s1, m, diamond_cpu(x, p4));
     // The graph the executable came from is unchanged: a fresh instantiation computes the old D.
     cudaGraphExec_t fresh;
     CHECK(cudaGraphInstantiate(&fresh, api_graph, 0));
-    CHECK(cudaMemsetAsync(m.d, 0xff, bytes, s1));
-    CHECK(cudaGraphLaunch(fresh, s1));
-    CHECK(cudaStreamSynchronize(s1));
-    check_d(verdict, "template graph unchanged", m, ref0);
+    run_and_check(verdict, "template graph unchanged", fresh, s1, m, ref0);
 
     CHECK(cudaGraphExecDestroy(fresh));
     CHECK(cudaGraphExecDestroy(exec));

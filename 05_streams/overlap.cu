@@ -234,8 +234,8 @@ int main(int argc, char** argv) {
         if (both)
             std::printf("both copies at once: %.3f ms (%.2fx the slower one alone: %s)\n", both->ms,
                         both->ms / std::max(h2d->ms, d2h->ms),
-                        both->ms < 1.25 * std::max(h2d->ms, d2h->ms) ? "the link is full duplex"
-                                                                     : "the directions share bandwidth");
+                        both->ms < 1.1 * std::max(h2d->ms, d2h->ms) ? "both directions at nearly full speed"
+                                                                    : "the two directions slow each other down");
         std::printf("lower bound max(H2D, kernel, D2H) = %.3f ms; no overlap H2D + kernel + D2H = %.3f ms\n", bound,
                     h2d->ms + ker->ms + d2h->ms);
     }

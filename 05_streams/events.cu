@@ -13,9 +13,10 @@
 //         whole wait. cudaSetDeviceFlags(cudaDeviceScheduleYield) spins but yields the core to other
 //         threads; cudaDeviceScheduleBlockingSync (or, per event, cudaEventBlockingSync) puts the
 //         thread to sleep until the GPU signals completion: almost no CPU time, a little more
-//         latency. The device flags must be set before the context exists, so each of the three
-//         flags runs in a child process forked before this process touches CUDA; the per-event
-//         flag runs in this process. CPU time = getrusage(RUSAGE_SELF) user + system, over the
+//         latency. The guide sets the flag before any other CUDA call (the current runtime also
+//         lets it overwrite the flags of a live context); here each of the three flags gets a
+//         fresh context of its own, in a child process forked before this process touches CUDA,
+//         so no measurement depends on the one before it. The per-event flag runs in this process. CPU time = getrusage(RUSAGE_SELF) user + system, over the
 //         wait for a kernel that runs --ms milliseconds.
 // Build:  make events   (nvcc -std=c++17 -O3 -arch=native -I../common -o events events.cu)
 // Run:    ./events [--n=2^22] [--ms=200]
@@ -107,9 +108,9 @@ long long count_mismatches(const std::vector<uint32_t>& ref, const uint32_t* d_o
     return bad;
 }
 
-// One child process per device flag: the flag has to be set before this process's context exists,
-// and a context cannot be re-created with other flags while the parent uses it. The child reports
-// through a pipe. Any CUDA failure in the child is reported as its error code.
+// One child process per device flag, each with a fresh context created with that flag (the
+// guide's order: flag first). The child reports through a pipe; a CUDA failure in the child is
+// reported as its error code.
 WaitCost wait_in_child(unsigned flag, int device, const std::vector<uint32_t>& in, const std::vector<uint32_t>& ref,
                        double ms) {
     WaitCost result;

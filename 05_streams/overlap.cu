@@ -247,8 +247,8 @@ int main(int argc, char** argv) {
 
     // Timeline run: each selected variant once more, now with an event before and after every op.
     // An event before an op completes when the stream reaches the op (the stream is "ready"), not
-    // when its engine starts it: a copy may still wait behind another stream's copy. Each copy
-    // direction and the compute engine work through their ops one after another, so an op starts
+    // when its engine starts it: a copy may still wait behind another stream's copy. Assuming each
+    // copy direction and the compute engine work through their ops one after another, an op starts
     // at the later of "ready" and the end of the previous op on the same engine. (Chunk kernels
     // fill the GPU; the next one's first blocks may start during the previous one's last wave, so
     // kernel bars can start a little late.)

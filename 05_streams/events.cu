@@ -125,10 +125,24 @@ WaitCost wait_in_child(unsigned flag, int device, const std::vector<uint32_t>& i
         int n = (int)in.size(), count = 0;
         uint32_t *d_in = nullptr, *d_out = nullptr;
         cudaEvent_t start = nullptr, stop = nullptr;
-        cudaError_t e = cudaGetDeviceCount(&count);
-        if (e == cudaSuccess && device >= count) e = cudaErrorInvalidDevice;
-        if (e == cudaSuccess) e = cudaSetDeviceFlags(flag);  // before the context is created
-        if (e == cudaSuccess) e = cudaSetDevice(device);
+        // cudaSetDeviceFlags with no current device initializes the default device, device 0, and
+        // cudaSetDevice initializes the device it selects (CUDA 12+). So that the flag comes first
+        // for the GPU of --device, the child makes that GPU its only visible one (its device 0).
+        cudaError_t e = cudaSuccess;
+        std::string visible = std::to_string(device);
+        if (const char* env = std::getenv("CUDA_VISIBLE_DEVICES")) {  // --device indexes this list
+            std::vector<std::string> list(1);
+            for (const char* ch = env; *ch; ++ch)
+                if (*ch == ',') list.emplace_back();
+                else list.back() += *ch;
+            if (device < (int)list.size()) visible = list[device];
+            else e = cudaErrorInvalidDevice;
+        }
+        if (e == cudaSuccess && setenv("CUDA_VISIBLE_DEVICES", visible.c_str(), 1) != 0) e = cudaErrorUnknown;
+        if (e == cudaSuccess) e = cudaGetDeviceCount(&count);
+        if (e == cudaSuccess && count < 1) e = cudaErrorInvalidDevice;
+        if (e == cudaSuccess) e = cudaSetDeviceFlags(flag);  // initializes device 0 with the flag
+        if (e == cudaSuccess) e = cudaSetDevice(0);
         if (e == cudaSuccess) e = cudaMalloc(&d_in, n * sizeof(uint32_t));
         if (e == cudaSuccess) e = cudaMalloc(&d_out, n * sizeof(uint32_t));
         if (e == cudaSuccess) e = cudaMemcpy(d_in, in.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice);

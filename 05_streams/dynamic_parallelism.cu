@@ -1,0 +1,234 @@
+// dynamic_parallelism - kernels launching kernels (CUDA dynamic parallelism, CDP2 rules of CUDA 12+):
+// what a child grid sees of its parent's writes, how the parent's side reads the children's
+// results (a tail launch), and a recursion rewritten without device-side cudaDeviceSynchronize.
+//
+// Manual: DP notes (seed 002): 排序和併發, 記憶體模型, 一致性 / 全域性記憶體 (the child sees data[0..255]
+//         after __syncthreads), 共享和本地記憶體 (never pass their pointers to a child), and the
+//         build line "nvcc -arch=sm_35 -rdc=true ... -lcudadevrt"; G 3.2.6.5 流 (stream ordering).
+// Shows:  the notes describe CDP1, where a parent thread could call cudaDeviceSynchronize() to wait
+//         for its children. CDP2 (the only version on sm_90, default since CUDA 12) removed that
+//         call. A parent grid now has two named streams besides the ordinary ones:
+//           cudaStreamFireAndForget - the child runs independently of the launching grid;
+//           cudaStreamTailLaunch    - the grid starts only after the launching grid AND all the
+//                                     work it launched (fire-and-forget children included) have
+//                                     completed, so it can read every child's results.
+//         1. Coherence: each parent block writes its 256 elements of data (global memory), runs
+//            __syncthreads(), and thread 0 launches a fire-and-forget child that records what it
+//            sees. Writes made before the launch are visible to the child; the barrier extends
+//            that from thread 0's own write to the whole block's (without it only data[0] of the
+//            segment would be guaranteed). A tail-launched grid then sums every child's output:
+//            the "parent waits for its children" step of the notes, in CDP2 form.
+//         2. Recursion: a sum reduction where each level reduces 256 elements per block and
+//            tail-launches the next level over the partial sums, until one block is left. Under
+//            CDP1 this was "launch children, cudaDeviceSynchronize(), combine"; with a tail launch
+//            the next level simply starts after the whole current level (all blocks) has finished.
+//         Shared and local memory are private to a block / a thread and are not coherent with a
+//         child grid: passing a pointer to either to a child is undefined. The parent only
+//         reports __isGlobal() of such pointers; it never passes them.
+//         Device-side launches wait in a pending-launch buffer (cudaLimitDevRuntimePendingLaunchCount,
+//         2048 by default); one child per parent block can exceed it, so the host raises the limit
+//         and the parent counts failed launches (cudaGetLastError on the device).
+// Build:  make dynamic_parallelism
+//         (nvcc -std=c++17 -O3 -arch=native -rdc=true -I../common -o dynamic_parallelism
+//          dynamic_parallelism.cu -lcudadevrt: -rdc=true for relocatable device code, which device
+//          launches need, and the device runtime library)
+// Run:    ./dynamic_parallelism [--n=2^20]
+// Output: what the children saw, the tail launch's sums, the __isGlobal answers, the recursion's
+//         depth and sum, the checks, PASSED.
+#include <cstdint>
+#include <vector>
+#include "common.cuh"
+
+constexpr int SEG = 256;  // elements per parent block = threads of one child grid
+
+__host__ __device__ inline uint32_t parent_value(uint32_t in, uint32_t lane) { return in * 2u + lane; }
+__host__ __device__ inline uint32_t child_value(uint32_t seen) { return seen * 3u + 1u; }
+
+// A child grid of one block: what it reads of the parent's segment, and its own result.
+__global__ void child_launch(const uint32_t* data, uint32_t* seen, uint32_t* child_out, int base, int count) {
+    int t = threadIdx.x;
+    if (t < count) {
+        uint32_t v = data[base + t];
+        seen[base + t] = v;
+        child_out[base + t] = child_value(v);
+    }
+}
+
+// Tail-launched by the parent: runs after the parent grid and every child has completed, so each
+// block can sum one segment of the children's output.
+__global__ void gather_tail(const uint32_t* child_out, unsigned long long* seg_sum, int n) {
+    __shared__ unsigned long long s[SEG];
+    int i = blockIdx.x * SEG + threadIdx.x;
+    s[threadIdx.x] = i < n ? child_out[i] : 0ull;
+    __syncthreads();
+    for (int stride = SEG / 2; stride > 0; stride >>= 1) {
+        if (threadIdx.x < stride) s[threadIdx.x] += s[threadIdx.x + stride];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) seg_sum[blockIdx.x] = s[0];
+}
+
+// The notes' parent_launch, one segment per block.
+__global__ void parent_launch(const uint32_t* in, uint32_t* data, uint32_t* seen, uint32_t* child_out,
+                              unsigned long long* seg_sum, int n, int* launch_errors, int* is_global) {
+    __shared__ uint32_t tile[SEG];
+    int base = blockIdx.x * SEG;
+    int count = min(SEG, n - base);
+    int i = base + threadIdx.x;
+    if (threadIdx.x < count) data[i] = parent_value(in[i], threadIdx.x);
+    tile[threadIdx.x] = threadIdx.x;
+    // Every thread's write to data happens before thread 0's launch: the child sees all 256.
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        // Never child_launch<<<...>>>(tile, ...) or a pointer to a local array: the child cannot
+        // see this block's shared memory or this thread's local memory (undefined behaviour).
+        child_launch<<<1, SEG, 0, cudaStreamFireAndForget>>>(data, seen, child_out, base, count);
+        if (cudaGetLastError() != cudaSuccess) atomicAdd(launch_errors, 1);
+        if (blockIdx.x == 0) {
+            // One tail launch for the whole grid: it waits for all blocks and all their children.
+            gather_tail<<<gridDim.x, SEG, 0, cudaStreamTailLaunch>>>(child_out, seg_sum, n);
+            if (cudaGetLastError() != cudaSuccess) atomicAdd(launch_errors, 1);
+            uint32_t local[2] = {tile[1], tile[2]};
+            is_global[0] = __isGlobal(data);   // 1: cudaMalloc memory, safe to pass
+            is_global[1] = __isGlobal(tile);   // 0: shared memory, must not be passed
+            is_global[2] = __isGlobal(local);  // 0: a thread's local array, must not be passed
+            is_global[3] = (int)(local[0] + local[1]);  // keeps `local` a real array (1 + 2 = 3)
+        }
+    }
+}
+
+// One level of the recursive sum: 256 elements per block. The last level (one block) writes the
+// result; every other level tail-launches the next one over its partial sums. The next level
+// reads `out` and writes `spare`, and the roles swap again below it: a level's input is never
+// written while it is read, because the next level only starts when this one has finished.
+template <class T>
+__global__ void reduce_level(const T* in, unsigned long long* out, unsigned long long* spare, int n,
+                             unsigned long long* result, int depth, int* depth_reached, int* launch_errors) {
+    __shared__ unsigned long long s[SEG];
+    int i = blockIdx.x * SEG + threadIdx.x;
+    s[threadIdx.x] = i < n ? (unsigned long long)in[i] : 0ull;
+    __syncthreads();
+    for (int stride = SEG / 2; stride > 0; stride >>= 1) {
+        if (threadIdx.x < stride) s[threadIdx.x] += s[threadIdx.x + stride];
+        __syncthreads();
+    }
+    if (threadIdx.x != 0) return;
+    if (gridDim.x == 1) {
+        *result = s[0];
+        *depth_reached = depth;
+        return;
+    }
+    out[blockIdx.x] = s[0];
+    if (blockIdx.x == 0) {
+        // CDP1: launch the children, cudaDeviceSynchronize(), combine. That call no longer exists,
+        // and it never waited for the *other blocks* of this grid anyway. A tail launch starts
+        // after the whole grid, so every block's partial sum is in `out` when it runs.
+        int blocks = (int)gridDim.x;
+        reduce_level<unsigned long long><<<(blocks + SEG - 1) / SEG, SEG, 0, cudaStreamTailLaunch>>>(
+            out, spare, out, blocks, result, depth + 1, depth_reached, launch_errors);
+        if (cudaGetLastError() != cudaSuccess) atomicAdd(launch_errors, 1);
+    }
+}
+
+int main(int argc, char** argv) {
+    Args args(argc, argv, "Dynamic parallelism (CDP2): parent/child coherence, fire-and-forget and tail launches, recursion.");
+    long long n_arg = args.integer("n", 1 << 20, 1, 1 << 26, "elements (one parent block and one child grid per 256)");
+    args.parse_or_exit();
+    int n = (int)n_arg;
+
+    DeviceInfo dev = select_device(args.device());
+    (void)dev;
+    Verdict verdict;
+    int segs = (n + SEG - 1) / SEG;
+
+    // Room for one pending child per parent block plus the tail launches.
+    size_t pending = 0;
+    CHECK(cudaDeviceGetLimit(&pending, cudaLimitDevRuntimePendingLaunchCount));
+    if (pending < (size_t)segs + 64) CHECK(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, segs + 64));
+    size_t pending_now = 0;
+    CHECK(cudaDeviceGetLimit(&pending_now, cudaLimitDevRuntimePendingLaunchCount));
+    std::printf("cudaLimitDevRuntimePendingLaunchCount: %zu -> %zu (%d parent blocks, one child each)\n", pending,
+                pending_now, segs);
+
+    std::vector<uint32_t> in = random_vector<uint32_t>(n, 0, 1u << 30, 31);
+    size_t bytes = (size_t)n * sizeof(uint32_t);
+    uint32_t *d_in, *d_data, *d_seen, *d_child;
+    unsigned long long* d_seg;
+    int *d_err, *d_isg;
+    CHECK(cudaMalloc(&d_in, bytes));
+    CHECK(cudaMalloc(&d_data, bytes));
+    CHECK(cudaMalloc(&d_seen, bytes));
+    CHECK(cudaMalloc(&d_child, bytes));
+    CHECK(cudaMalloc(&d_seg, segs * sizeof(unsigned long long)));
+    CHECK(cudaMalloc(&d_err, sizeof(int)));
+    CHECK(cudaMalloc(&d_isg, 4 * sizeof(int)));
+    CHECK(cudaMemcpy(d_in, in.data(), bytes, cudaMemcpyHostToDevice));
+    // Poison every output, so that a child or a tail grid that did not run fails the check.
+    CHECK(cudaMemset(d_seen, 0xff, bytes));
+    CHECK(cudaMemset(d_child, 0xff, bytes));
+    CHECK(cudaMemset(d_seg, 0xff, segs * sizeof(unsigned long long)));
+    CHECK(cudaMemset(d_isg, 0xff, 4 * sizeof(int)));
+    CHECK(cudaMemset(d_err, 0, sizeof(int)));
+
+    // 1. Parent -> fire-and-forget children -> tail launch.
+    parent_launch<<<segs, SEG>>>(d_in, d_data, d_seen, d_child, d_seg, n, d_err, d_isg);
+    CHECK_LAUNCH();
+    CHECK(cudaDeviceSynchronize());  // on the host this waits for the parent, its children and its tail
+
+    std::vector<uint32_t> want_data(n), want_child(n), seen(n), child(n);
+    std::vector<unsigned long long> want_seg(segs, 0), seg(segs);
+    for (int i = 0; i < n; ++i) {
+        want_data[i] = parent_value(in[i], (uint32_t)(i % SEG));
+        want_child[i] = child_value(want_data[i]);
+        want_seg[i / SEG] += want_child[i];
+    }
+    int errors = 0, isg[4];
+    CHECK(cudaMemcpy(seen.data(), d_seen, bytes, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(child.data(), d_child, bytes, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(seg.data(), d_seg, segs * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(&errors, d_err, sizeof(int), cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(isg, d_isg, sizeof isg, cudaMemcpyDeviceToHost));
+    std::printf("1. %d parent blocks wrote data[], __syncthreads(), launched %d fire-and-forget children + 1 tail grid"
+                " (failed device launches: %d)\n", segs, segs, errors);
+    std::printf("   child of block 0 saw data[0..3] = %u %u %u %u (parent wrote %u %u %u %u)\n", seen[0],
+                n > 1 ? seen[1] : 0u, n > 2 ? seen[2] : 0u, n > 3 ? seen[3] : 0u, want_data[0],
+                n > 1 ? want_data[1] : 0u, n > 2 ? want_data[2] : 0u, n > 3 ? want_data[3] : 0u);
+    std::printf("   __isGlobal: cudaMalloc pointer %d, shared-memory pointer %d, local array %d\n", isg[0], isg[1],
+                isg[2]);
+    verdict.check(errors == 0, "no failed device-side launches");
+    verdict.exact("children saw the parent's writes", want_data.data(), seen.data(), n);
+    verdict.exact("children's results", want_child.data(), child.data(), n);
+    verdict.exact("tail grid's sums of the children", want_seg.data(), seg.data(), segs);
+    verdict.check(isg[0] == 1 && isg[1] == 0 && isg[2] == 0 && isg[3] == 3, "__isGlobal: global 1, shared 0, local 0");
+
+    // 2. The recursive sum with tail launches.
+    unsigned long long *d_a, *d_b, *d_result;
+    int* d_depth;
+    CHECK(cudaMalloc(&d_a, segs * sizeof(unsigned long long)));
+    CHECK(cudaMalloc(&d_b, segs * sizeof(unsigned long long)));
+    CHECK(cudaMalloc(&d_result, sizeof(unsigned long long)));
+    CHECK(cudaMalloc(&d_depth, sizeof(int)));
+    CHECK(cudaMemset(d_result, 0xff, sizeof(unsigned long long)));
+    CHECK(cudaMemset(d_depth, 0xff, sizeof(int)));
+    CHECK(cudaMemset(d_err, 0, sizeof(int)));
+    reduce_level<uint32_t><<<segs, SEG>>>(d_in, d_a, d_b, n, d_result, 0, d_depth, d_err);
+    CHECK_LAUNCH();
+    CHECK(cudaDeviceSynchronize());
+    unsigned long long sum = 0, want_sum = 0;
+    int depth = -1, want_depth = 0;
+    for (uint32_t v : in) want_sum += v;
+    for (int blocks = segs; blocks > 1; blocks = (blocks + SEG - 1) / SEG) ++want_depth;
+    CHECK(cudaMemcpy(&sum, d_result, sizeof sum, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(&depth, d_depth, sizeof depth, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(&errors, d_err, sizeof(int), cudaMemcpyDeviceToHost));
+    std::printf("2. recursive sum of %d elements, each level tail-launching the next: %d tail launches, sum %llu "
+                "(CPU %llu)\n", n, depth, sum, want_sum);
+    verdict.check(errors == 0, "no failed tail launches");
+    verdict.check(depth == want_depth, "recursion depth = levels - 1");
+    verdict.check(sum == want_sum, "recursive sum vs CPU");
+
+    for (void* p : {(void*)d_in, (void*)d_data, (void*)d_seen, (void*)d_child, (void*)d_seg, (void*)d_err,
+                    (void*)d_isg, (void*)d_a, (void*)d_b, (void*)d_result, (void*)d_depth})
+        CHECK(cudaFree(p));
+    return verdict.finish();
+}

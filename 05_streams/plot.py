@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Plots for 05_streams from overlap's timeline CSV (no GPU needed to plot).
+
+    ./overlap --timeline=figures/overlap_timeline.csv
+    python3 plot.py --timeline figures/overlap_timeline.csv --out figures
+
+writes figures/overlap_timeline.png: a Gantt chart per variant (serial, the guide's two streams in
+depth-first and breadth-first order, and the fastest variant unless --variants names others), one
+row per copy/compute engine and one per stream, H2D / kernel / D2H coloured, on one time axis; the
+dashed line is the lower bound max(H2D, kernel, D2H) measured alone. `make plots` runs both steps.
+Bars start where the op could start on its engine (overlap.cu explains how the times are derived
+from the events) and end at the event recorded after it.
+"""
+import argparse
+import csv
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display needed
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
+
+COLORS = {"H2D": "tab:blue", "kernel": "tab:green", "D2H": "tab:orange"}
+ENGINE_ROWS = [("H2D", "copy H2D"), ("kernel", "compute"), ("D2H", "copy D2H")]
+
+
+def read_timeline(path):
+    """Rows of the timeline CSV (header starting with gpu,cc,driver,cuda,program), grouped by variant in file order."""
+    lines = Path(path).read_text().splitlines()
+    start = next((i for i, l in enumerate(lines) if l.startswith("gpu,cc,driver,cuda,program,")), None)
+    if start is None:
+        sys.exit(f"{path}: no CSV header starting with 'gpu,cc,driver,cuda,program,'")
+    rows = list(csv.DictReader(lines[start:]))
+    need = {"variant", "streams", "stream", "op", "start_ms", "end_ms"}
+    if not rows or not need <= set(rows[0]):
+        sys.exit(f"{path}: timeline columns missing (need {', '.join(sorted(need))})")
+    variants = {}
+    for r in rows:
+        variants.setdefault(r["variant"], []).append(r)
+    return variants
+
+
+def pick(variants, wanted):
+    if wanted:
+        missing = [w for w in wanted if w not in variants]
+        if missing:
+            sys.exit(f"no such variant in the timeline: {missing}; have: {list(variants)}")
+        return wanted
+    names = list(variants)
+    chosen = [n for n in names if n.startswith("serial")]
+    chosen += [n for n in names if n.startswith("2 streams x 1 chunk")]
+    rest = [n for n in names if not n.startswith("serial")]
+    if rest:
+        best = min(rest, key=lambda n: float(variants[n][0].get("events_ms") or max(float(r["end_ms"]) for r in variants[n])))
+        if best not in chosen:
+            chosen.append(best)
+    return chosen or names[:1]
+
+
+def draw(ax, name, rows, xmax):
+    nstreams = int(rows[0]["streams"])
+    labels = [label for _, label in ENGINE_ROWS] + [f"stream {s}" for s in range(nstreams)]
+    y_of = {label: i for i, label in enumerate(labels)}
+    for r in rows:
+        x0, x1 = float(r["start_ms"]), float(r["end_ms"])
+        color = COLORS.get(r["op"], "tab:gray")
+        engine_label = dict(ENGINE_ROWS).get(r["op"])
+        for label in (engine_label, f"stream {r['stream']}"):
+            if label in y_of:
+                ax.broken_barh([(x0, max(x1 - x0, 1e-4))], (y_of[label] - 0.4, 0.8), facecolors=color,
+                               edgecolor="white", linewidth=0.3)
+    bound = float(rows[0].get("bound_ms") or 0)
+    if bound > 0:
+        ax.axvline(bound, color="black", ls="--", lw=1)
+    ax.axhline(len(ENGINE_ROWS) - 0.5, color="gray", lw=0.5)
+    ax.set_yticks(range(len(labels)), labels, fontsize=7)
+    ax.set_ylim(len(labels) - 0.5, -0.5)
+    ax.set_xlim(0, xmax)
+    t = rows[0].get("table_ms")
+    ev = rows[0].get("events_ms")
+    title = name
+    if t:
+        title += f": {float(t):.2f} ms"
+    if ev:
+        title += f" ({float(ev):.2f} ms in this run with events)"
+    ax.set_title(title, fontsize=9, loc="left")
+
+
+def plot_timeline(path, out, wanted):
+    variants = read_timeline(path)
+    chosen = pick(variants, wanted)
+    xmax = max(float(r["end_ms"]) for n in chosen for r in variants[n]) * 1.02
+    heights = [3 + int(variants[n][0]["streams"]) for n in chosen]
+    fig, axes = plt.subplots(len(chosen), 1, figsize=(11, 1.0 + 0.32 * sum(heights) + 0.5 * len(chosen)),
+                             sharex=True, gridspec_kw={"height_ratios": heights}, squeeze=False)
+    for ax, name in zip(axes[:, 0], chosen):
+        draw(ax, name, variants[name], xmax)
+    axes[-1, 0].set_xlabel("ms since the first op was issued")
+    r0 = variants[chosen[0]][0]
+    handles = [Patch(color=c, label=k) for k, c in COLORS.items()]
+    handles.append(plt.Line2D([], [], color="black", ls="--", label="max(H2D, kernel, D2H) alone"))
+    fig.legend(handles=handles, loc="upper right", ncol=4, fontsize=8)
+    fig.suptitle(f"Copy/compute overlap, {r0['gpu']}: {int(r0['n']) * 4 / 2**20:.0f} MiB, --iters={r0['iters']}",
+                 x=0.01, ha="left", fontsize=10)
+    fig.tight_layout(rect=(0, 0, 1, 0.95))
+    fig.savefig(out / "overlap_timeline.png", dpi=120)
+    plt.close(fig)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--timeline", required=True, help="CSV written by ./overlap --timeline=FILE")
+    p.add_argument("--variants", nargs="*", help="variant names to draw (default: serial, the guide's pair, the fastest)")
+    p.add_argument("--out", default="figures", help="output folder (default figures)")
+    a = p.parse_args()
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    plot_timeline(a.timeline, out, a.variants)
+    print(f"wrote {out / 'overlap_timeline.png'}")
+
+
+if __name__ == "__main__":
+    main()

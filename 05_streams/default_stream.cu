@@ -1,6 +1,7 @@
 // default_stream - where the default stream serializes other streams, and where it does not.
 //
 // Manual: G 3.2.6.5.2 默认流, 3.2.6.5.3 显式同步, 3.2.6.5.4 隐式同步.
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o default_stream default_stream.cu
 // Shows:  kernel A in stream a, then some operation X, then kernel B in stream b. A and B each spin
 //         for --spin-ms on one block and stamp their start and end with the GPU's global timer; the
 //         program reads the two windows back and sees whether A and B ran at the same time.
@@ -12,9 +13,7 @@
 //         serializes, except an explicit cudaStreamLegacy, which is the NULL stream in both builds.
 //         The guide's other implicit-synchronization triggers (pinned / device allocation, memset,
 //         device-to-device copy) are measured and printed, not asserted.
-// Build:  nvcc -std=c++17 -O3 -arch=native -I../common -o default_stream default_stream.cu
-//         nvcc -std=c++17 -O3 -arch=native -I../common --default-stream per-thread
-//              -o default_stream_per_thread default_stream.cu            (one line; or: make)
+// Build:  make default_stream default_stream_per_thread (the second: default_stream_per_thread.cu)
 // Run:    ./default_stream [--spin-ms=20]    ./default_stream_per_thread [--spin-ms=20]
 // Output: one line per case: what sits between A and B, what the guide leads us to expect for this
 //         build, what was observed (concurrent / serialized) and how long A and B overlapped; PASSED.

@@ -9,9 +9,9 @@
 //         uniform random bytes, and skewed bytes (--skew=0.9: 90% of the bytes are one value, the
 //         rest uniform), where most increments of a warp hit the same counter.
 //           1. global atomics          one atomicAdd in L2 per byte
-//           2. shared, one per block   privatized 256 bins per block in shared memory, one global
+//           2. shared per block        privatized 256 bins per block in shared memory, one global
 //                                      atomicAdd per bin per block at the end
-//           3. per-warp, uint4         16-byte loads, one 256-bin copy per warp (fewer warps collide)
+//           3. per-warp uint4          16-byte loads, one 256-bin copy per warp (fewer warps collide)
 //           4. per-warp + match_any    as 3, but __match_any_sync groups the lanes holding the same
 //                                      byte and one lane adds the group's count (skew-proof atomics)
 //           5. per-thread 8-bit        no atomics in the inner loop: each thread owns 256 8-bit
@@ -294,7 +294,7 @@ int main(int argc, char** argv) {
     table.param("n", n);
     table.param("skew", skew);
     table.baseline_d2d((size_t)n);
-    const char* names[] = {"global atomics", "shared, one per block", "per-warp, uint4", "per-warp + match_any",
+    const char* names[] = {"global atomics", "shared per block", "per-warp uint4", "per-warp + match_any",
                            "per-thread 8-bit"};
     for (auto& d : data) {
         const uint8_t* in = d.dev;

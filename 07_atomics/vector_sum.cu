@@ -200,7 +200,7 @@ int main(int argc, char** argv) {
         v.exact(name, &ref, &got, 1);
     };
     auto poison = [&] { CHECK(cudaMemset(d_sum, 0xff, sizeof(unsigned long long))); };
-    table.add("notes' shape, 64-bit", [&] {
+    table.add("notes' shape 64-bit", [&] {
         CHECK(cudaMemsetAsync(d_sum, 0, sizeof(unsigned long long)));  // part of the work: the sum starts at 0
         sum_notes_fixed<<<(unsigned)notes_blocks, BLOCK>>>(d_x, n, d_sum);
     }, (double)bytes, check, poison);

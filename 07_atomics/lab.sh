@@ -31,7 +31,7 @@ fi
 if have "$NCU"; then
   SHARED_ATOM=smsp__inst_executed_op_shared_atom.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum
   SHARED_LDST=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
-  L2_ATOM=lts__t_requests_srcunit_tex_op_red.sum,lts__t_requests_srcunit_tex_op_atom.sum
+  L2_ATOM=lts__t_requests_op_red.sum,lts__t_requests_op_atom.sum,lts__t_sectors_op_red.sum,lts__t_sectors_op_atom.sum
   BASIC=gpu__time_duration.sum,dram__bytes_read.sum
   for data in uniform skewed; do
     # The check phase launches each version once, in table order, before any timing: -c 5 profiles

@@ -7,6 +7,7 @@ Each line:  chapter/program | test arguments | size option | options
     opencv          the program needs OpenCV (not built without it: its tests are skipped)
     may-skip        exit 77 is a valid outcome on a GPU machine (a feature the GPU may lack)
     nosan=TOOLS     compute-sanitizer tools not to run (comma list, or 'all') ...
+                    ('leaks': memcheck runs, without its leak check)
     why=TEXT        ... and the reason, which tools/gpu_check.sh prints
     api-errors      the program makes failing CUDA API calls on purpose (to show the error codes):
                     compute-sanitizer runs it with --report-api-errors no, still checking its kernels

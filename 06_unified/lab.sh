@@ -5,7 +5,7 @@
 #   2. nsys: the unified-memory view - GPU page-fault groups, CPU page faults and the migrations
 #      they cause, for the naive version (a desktop GPU; where nsys cannot write a report, says so)
 #   3. compute-sanitizer (memcheck, racecheck, initcheck, synccheck) over the whole chapter at the
-#      test sizes of tests/manifest.txt, through tools/sanitize.py
+#      test sizes of tests/manifest.txt, through tests/sanitize.py
 # Needs ncu / nsys / compute-sanitizer on PATH (a step whose tool is missing is skipped with a
 # note) and, for ncu, permission to read the GPU counters (root, or the driver's
 # NVreg_RestrictProfilingToAdminUsers=0). NCU=... / NSYS=... override the binaries.
@@ -52,7 +52,7 @@ fi
 
 if have compute-sanitizer; then
     echo "== 3. compute-sanitizer over the chapter (test sizes; manifest exclusions print their reason)"
-    python3 ../tools/sanitize.py --chapter=06_unified --jobs=2
+    python3 ../tests/sanitize.py --chapter=06_unified --jobs=2
 else
     echo "== 3. compute-sanitizer not found: skipping"
 fi

@@ -45,7 +45,7 @@ all: $(BUILD) $(EXTRA_TARGETS) opencv-notice
 opencv-notice:
 ifneq ($(HAVE_OPENCV),yes)
   ifneq ($(strip $(IMAGE_PROGRAMS)),)
-	@echo "notice: OpenCV not found (pkg-config opencv4); not building $(IMAGE_PROGRAMS) - install libopencv-dev (Debian/Ubuntu) to build them"
+	@echo "notice: OpenCV not found (pkg-config opencv4, or OPENCV_DIR=...); not building $(IMAGE_PROGRAMS) - install libopencv-dev (Debian/Ubuntu), or make OPENCV_DIR=/where/opencv/is"
   endif
 endif
 

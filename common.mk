@@ -11,6 +11,12 @@
 # set (SASS for sm_75 .. sm_90 plus PTX that newer GPUs JIT-compile). `make ARCH=sm_90` picks one.
 # `make DEBUG=1` adds -g and makes CHECK_LAUNCH() synchronize after every launch.
 
+# Builds use every core unless a -j is given (make -j1 for one at a time): the portable build
+# compiles each program for five architectures, minutes on a laptop without parallel jobs.
+ifeq ($(filter -j% --jobserver%,$(MAKEFLAGS)),)
+  MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2) --output-sync=target
+endif
+
 COMMON_DIR := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))common)
 CUDA_PATH ?= $(patsubst %/bin/nvcc,%,$(shell command -v nvcc 2>/dev/null))
 NVCC ?= nvcc

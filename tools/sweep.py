@@ -84,6 +84,12 @@ def main():
     ap.add_argument("--log-dir", default="gpu_check_out", help="sweep.log and memcheck.log go here")
     a = ap.parse_args()
 
+    probe = Path(__file__).resolve().parent / "gpu_probe"
+    if probe.exists():
+        r = subprocess.run([str(probe)], capture_output=True, text=True)
+        if r.returncode != 0:
+            print(f"sweep: no GPU here ({(r.stdout + r.stderr).strip()}); nothing run")
+            return 77
     runs = [r for r in load_sweep() if (not a.chapter or r.program.chapter == a.chapter)
             and (not a.programs or r.program.name in a.programs)]
     missing = sorted({r.program.name for r in runs if not r.program.path.exists()})

@@ -1,13 +1,17 @@
 # Top-level Makefile: builds every chapter and runs the one test command, `make test`.
-#   make              build all chapters (on every core; make -j1 for one job at a time)
+#   make              build all chapters (on every core; make JOBS=1 for one job at a time)
 #   make test         build, then run the test suite (pytest; sets up a virtualenv if needed)
 #   make run          run every program at its default size
 #   make gpu-check    on a GPU machine: build, make test, compute-sanitizer, summary table
 #   make clean
-# Builds use every core unless a -j is given (make -j1 for one at a time): the portable build
-# compiles each program for five architectures, minutes on a laptop without parallel jobs.
-ifeq ($(filter -j% --jobserver%,$(MAKEFLAGS)),)
-  MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2) --output-sync=target
+# Builds use every core (JOBS=1 for one job at a time): the portable build compiles each program
+# for five architectures, minutes on a laptop without parallel jobs. Sub-makes share the jobs of
+# the make that was typed; GNU make 4.4 and later also respect a -jN typed on the command line.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+ifeq ($(MAKELEVEL),0)
+  ifeq ($(filter -j%,$(MAKEFLAGS)),)
+    MAKEFLAGS += -j$(JOBS)
+  endif
 endif
 CHAPTERS := $(wildcard 0[0-9]_*)
 CUDA_PATH ?= $(patsubst %/bin/nvcc,%,$(shell command -v nvcc 2>/dev/null))

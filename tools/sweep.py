@@ -2,14 +2,15 @@
 """Runs the size sweep of tests/sweep.txt on the GPU: every program at size 1, a small odd size, just
 past a block or tile boundary, thin 2D shapes and the largest values its --help allows.
 
-Small and big runs go several at a time; max runs go one at a time (each may need most of the GPU).
+Small and big runs go several at a time (--jobs); max runs two at a time (--max-jobs; a run that
+found the GPU out of memory beside another is run again alone, so the verdict is its own).
 A run passes when it exits 0 with PASSED as its last line (77 with SKIPPED where the manifest says
 may-skip); a max run that does not fit this machine may instead exit 1 with one line
 "FAILED: out of memory: ...". Anything else fails: another exit code, a crash, a timeout. The small
 runs also go under compute-sanitizer memcheck (leak check on; the manifest's nosan and api-errors
 apply). Prints one line per run that did not pass, the slowest runs, and a summary; the output of
 every run is written under --log-dir. Exit 0 if every run passed and memcheck found nothing.
-    tools/sweep.py [--chapter=03_shared] [--jobs=4] [--timeout=180] [--no-memcheck] [--log-dir=DIR] [PROGRAM ...]
+    tools/sweep.py [--chapter=03_shared] [--jobs=4] [--max-jobs=2] [--timeout=180] [--no-memcheck] [--log-dir=DIR] [PROGRAM ...]
 """
 import argparse
 import re
@@ -79,6 +80,9 @@ def main():
     ap.add_argument("programs", nargs="*", help="chapter/program names (default: all)")
     ap.add_argument("--chapter")
     ap.add_argument("--jobs", type=int, default=4)
+    ap.add_argument("--max-jobs", type=int, default=2,
+                    help="max runs at a time (default 2: none of them needs half of an 80 GB GPU; "
+                         "a run out of memory is run again alone)")
     ap.add_argument("--timeout", type=int, default=180, help="seconds per run (memcheck runs get 3x)")
     ap.add_argument("--no-memcheck", action="store_true")
     ap.add_argument("--log-dir", default="gpu_check_out", help="sweep.log and memcheck.log go here")
@@ -102,9 +106,16 @@ def main():
     t0 = time.monotonic()
     with ThreadPoolExecutor(max_workers=a.jobs) as ex:
         results = list(ex.map(lambda r: sweep_one(r, a.timeout), parallel))
-    for r in serial:
-        results.append(sweep_one(r, a.timeout))
-        print(f"  max  {results[-1][0]:<8.8} {results[-1][2]:6.1f} s  {r.label}", flush=True)
+    def max_run(r):
+        res = sweep_one(r, a.timeout)
+        print(f"  max  {res[0]:<8.8} {res[2]:6.1f} s  {r.label}", flush=True)
+        return res
+    with ThreadPoolExecutor(max_workers=a.max_jobs) as ex:
+        max_results = list(ex.map(max_run, serial))
+    for k, r in enumerate(serial):  # out of memory next to another max run: confirm it alone
+        if max_results[k][0] == "oom" and a.max_jobs > 1:
+            max_results[k] = max_run(r)
+    results += max_results
     ordered = parallel + serial
 
     mem = []

@@ -11,6 +11,7 @@
 # largest sizes its --help allows (PASSED, or one "FAILED: out of memory" line and exit 1 where the
 # GPU is too small), plus compute-sanitizer memcheck at the small sizes. Options:
 #   tools/gpu_check.sh [--chapter=NN_name] [--full] [--no-sanitize] [--jobs=N] [--sweep [--timeout=S]]
+# (with --sweep, --chapter may list several: --chapter=01_intro,02_memory)
 # OpenCV: pkg-config, or OPENCV_DIR=/where/it/is in the environment, or ./.devlibs (see
 # tools/make_devlibs.sh) when neither has it.
 set -u
@@ -43,7 +44,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>
 nvcc --version | tail -1
 
 echo "== build"
-target=${chapter:+$chapter}
+target=${chapter//,/ }  # --sweep takes several chapters: --chapter=01_intro,02_memory
 if ! make -j"$(nproc)" ${target:-all} tools/gpu_probe tests/unit/test_common >"$out/build.log" 2>&1; then
     tail -30 "$out/build.log"; echo "build: FAILED"; exit 1
 fi

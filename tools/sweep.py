@@ -78,7 +78,7 @@ def memcheck_one(run, timeout):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("programs", nargs="*", help="chapter/program names (default: all)")
-    ap.add_argument("--chapter")
+    ap.add_argument("--chapter", help="one chapter, or several separated by commas")
     ap.add_argument("--jobs", type=int, default=4)
     ap.add_argument("--max-jobs", type=int, default=2,
                     help="max runs at a time (default 2: none of them needs half of an 80 GB GPU; "
@@ -94,7 +94,8 @@ def main():
         if r.returncode != 0:
             print(f"sweep: no GPU here ({(r.stdout + r.stderr).strip()}); nothing run")
             return 77
-    runs = [r for r in load_sweep() if (not a.chapter or r.program.chapter == a.chapter)
+    chapters = a.chapter.split(",") if a.chapter else None
+    runs = [r for r in load_sweep() if (not chapters or r.program.chapter in chapters)
             and (not a.programs or r.program.name in a.programs)]
     missing = sorted({r.program.name for r in runs if not r.program.path.exists()})
     runs = [r for r in runs if r.program.path.exists()]

@@ -1,7 +1,8 @@
 """The size sweep (tests/sweep.txt), checked on the host: every program has one, it parses, and every
 option it names is one the program's --help lists, with a value inside the listed range; the max
-runs use the largest value --help allows for the manifest's size option. Without a GPU each run's
-large runs' arguments must pass the program's own validation (exit 77, not 2). tools/gpu_check.sh --sweep runs it."""
+runs use the largest value --help allows for the manifest's size option. Without a GPU the large
+runs' arguments must pass the program's own validation (exit 77, not 2). tools/gpu_check.sh --sweep
+runs the sweep on a GPU."""
 import re
 
 import pytest

@@ -4,15 +4,7 @@
 #   make run          run every program at its default size
 #   make gpu-check    on a GPU machine: build, make test, compute-sanitizer, summary table
 #   make clean
-# Builds use every core (JOBS=1 for one job at a time): the portable build compiles each program
-# for five architectures, minutes on a laptop without parallel jobs. Sub-makes share the jobs of
-# the make that was typed; GNU make 4.4 and later also respect a -jN typed on the command line.
-JOBS ?= $(shell nproc 2>/dev/null || echo 2)
-ifeq ($(MAKELEVEL),0)
-  ifeq ($(filter -j%,$(MAKEFLAGS)),)
-    MAKEFLAGS += -j$(JOBS)
-  endif
-endif
+include jobs.mk
 CHAPTERS := $(wildcard 0[0-9]_*)
 CUDA_PATH ?= $(patsubst %/bin/nvcc,%,$(shell command -v nvcc 2>/dev/null))
 

@@ -11,17 +11,8 @@
 # set (SASS for sm_75 .. sm_90 plus PTX that newer GPUs JIT-compile). `make ARCH=sm_90` picks one.
 # `make DEBUG=1` adds -g and makes CHECK_LAUNCH() synchronize after every launch.
 
-# Builds use every core (JOBS=1 for one job at a time): the portable build compiles each program
-# for five architectures, minutes on a laptop without parallel jobs. Sub-makes share the jobs of
-# the make that was typed; GNU make 4.4 and later also respect a -jN typed on the command line.
-JOBS ?= $(shell nproc 2>/dev/null || echo 2)
-ifeq ($(MAKELEVEL),0)
-  ifeq ($(filter -j%,$(MAKEFLAGS)),)
-    MAKEFLAGS += -j$(JOBS)
-  endif
-endif
-
 COMMON_DIR := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))common)
+include $(COMMON_DIR)/../jobs.mk
 CUDA_PATH ?= $(patsubst %/bin/nvcc,%,$(shell command -v nvcc 2>/dev/null))
 NVCC ?= nvcc
 

@@ -1,9 +1,10 @@
 # Top-level Makefile: builds every chapter and runs the one test command, `make test`.
-#   make              build all chapters (make -j4 builds chapters in parallel)
+#   make              build all chapters (on every core; make JOBS=1 for one job at a time)
 #   make test         build, then run the test suite (pytest; sets up a virtualenv if needed)
 #   make run          run every program at its default size
 #   make gpu-check    on a GPU machine: build, make test, compute-sanitizer, summary table
 #   make clean
+include jobs.mk
 CHAPTERS := $(wildcard 0[0-9]_*)
 CUDA_PATH ?= $(patsubst %/bin/nvcc,%,$(shell command -v nvcc 2>/dev/null))
 

@@ -12,6 +12,7 @@
 # `make DEBUG=1` adds -g and makes CHECK_LAUNCH() synchronize after every launch.
 
 COMMON_DIR := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))common)
+include $(COMMON_DIR)/../jobs.mk
 CUDA_PATH ?= $(patsubst %/bin/nvcc,%,$(shell command -v nvcc 2>/dev/null))
 NVCC ?= nvcc
 
@@ -45,7 +46,7 @@ all: $(BUILD) $(EXTRA_TARGETS) opencv-notice
 opencv-notice:
 ifneq ($(HAVE_OPENCV),yes)
   ifneq ($(strip $(IMAGE_PROGRAMS)),)
-	@echo "notice: OpenCV not found (pkg-config opencv4); not building $(IMAGE_PROGRAMS) - install libopencv-dev (Debian/Ubuntu) to build them"
+	@echo "notice: OpenCV not found (pkg-config opencv4, or OPENCV_DIR=...); not building $(IMAGE_PROGRAMS) - install libopencv-dev (Debian/Ubuntu), or make OPENCV_DIR=/where/opencv/is"
   endif
 endif
 

@@ -23,7 +23,7 @@
 #include <vector>
 #include "common.cuh"
 
-// Tile parameters (the lead tunes these on the H100). A block of TILE x ROWS threads moves one
+// Tile parameters (chosen on an H100; worth re-tuning on another GPU). A block of TILE x ROWS threads moves one
 // TILE x TILE tile, TILE / ROWS elements per thread: fewer, busier threads keep several loads in
 // flight each, and the block is small enough for 8 blocks per SM.
 constexpr int TILE = 32, ROWS = 8;

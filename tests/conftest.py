@@ -23,7 +23,7 @@ _probe = None
 
 
 def gpu_probe():
-    """(has_gpu, text): the probe's verdict, computed once per session."""
+    """(has_gpu, text): the probe's verdict, computed once per pytest run."""
     global _probe
     if _probe is None:
         exe = ROOT / "tests" / "gpu_probe"
@@ -43,7 +43,7 @@ def run(program, args, timeout=60):
 def require_built(program):
     if not program.path.exists():
         if program.options.get("opencv"):
-            pytest.skip("not built: OpenCV not found (install libopencv-dev)")
+            pytest.skip("not built: OpenCV not found (install libopencv-dev, or make OPENCV_DIR=...)")
         pytest.fail(f"{program.name} is not built (make should have built it)")
 
 

@@ -12,6 +12,9 @@ Each line:  chapter/program | test arguments | size option | options
     api-errors      the program makes failing CUDA API calls on purpose (to show the error codes):
                     compute-sanitizer runs it with --report-api-errors no, still checking its kernels
     timeout=S       seconds the GPU test may take (default 120)
+
+tests/sweep.txt, the size sweep (load_sweep below; its header says the format), names every program
+of the manifest once more with the edge sizes tests/sweep.py runs it at.
 """
 import shlex
 from dataclasses import dataclass, field
@@ -55,3 +58,50 @@ def load_manifest(path=MANIFEST):
         programs.append(Program(name, shlex.split(args), None if size in ("", "-") else size, options))
     return programs
 
+
+
+SWEEP = ROOT / "tests" / "sweep.txt"
+SWEEP_KINDS = ("small", "big", "max")
+
+
+@dataclass
+class SweepRun:
+    program: Program
+    kind: str  # small (also under memcheck), big, or max (alone; out of memory is a valid outcome)
+    args: list  # the program's arguments: the line's common ones, then the run's own
+
+    @property
+    def label(self):
+        return f"{self.program.name} {' '.join(self.args)}"
+
+
+def load_sweep(path=SWEEP, programs=None):
+    """tests/sweep.txt as SweepRun objects, in file order. Each line: program | common | runs;
+    runs separated by ';', each optionally marked 'big:' or 'max:' (see the file's header)."""
+    by_name = {p.name: p for p in (programs if programs is not None else load_manifest())}
+    runs = []
+    for lineno, raw in enumerate(path.read_text().splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        cols = [c.strip() for c in line.split("|")]
+        if len(cols) != 3:
+            raise ValueError(f"{path}:{lineno}: expected 3 '|'-separated columns, got {len(cols)}")
+        name, common, spec = cols
+        if name not in by_name:
+            raise ValueError(f"{path}:{lineno}: {name} is not in tests/manifest.txt")
+        for item in filter(None, (s.strip() for s in spec.split(";"))):
+            kind, sep, rest = item.partition(":")
+            if sep and kind.strip() in ("big", "max"):
+                kind, item = kind.strip(), rest.strip()
+            else:
+                kind = "small"
+            if not item:
+                raise ValueError(f"{path}:{lineno}: an empty run")
+            runs.append(SweepRun(by_name[name], kind, shlex.split(common) + shlex.split(item)))
+    return runs
+
+
+def option_names(args):
+    """The option names of an argument list: ['--n=5', '--reps=1'] -> ['n', 'reps']."""
+    return [a[2:].partition("=")[0] for a in args]

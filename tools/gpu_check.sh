@@ -5,40 +5,58 @@
 #   3. compute-sanitizer memcheck (leak checking on), racecheck, initcheck and synccheck over every
 #      program at its test arguments (tests/sanitize.py; exclusions only through the manifest),
 #   4. optionally (--full) every program once at its default size, output kept for the READMEs,
-# then a short summary. Logs go to $OUT (or ./gpu_check_out). Options:
-#   tools/gpu_check.sh [--chapter=NN_name] [--full] [--no-sanitize] [--jobs=N]
+# then a short summary. Logs go to $OUT (or ./gpu_check_out).
+# --sweep instead runs, after the build, the size sweep of tests/sweep.txt (tests/sweep.py): every
+# program at size 1, small odd sizes, just past a block or tile boundary, thin 2D shapes and the
+# largest sizes its --help allows (PASSED, or one "FAILED: out of memory" line and exit 1 where the
+# GPU is too small), plus compute-sanitizer memcheck at the small sizes. Options:
+#   tools/gpu_check.sh [--chapter=NN_name] [--full] [--no-sanitize] [--jobs=N] [--sweep [--timeout=S]]
+# (with --sweep, --chapter may list several: --chapter=01_intro,02_memory)
+# OpenCV: pkg-config, or OPENCV_DIR=/where/it/is in the environment, or ./.devlibs (see
+# tools/make_devlibs.sh) when neither has it.
 set -u
 cd "$(dirname "$0")/.."
-chapter= full=0 sanitize=1 jobs=4
+chapter= full=0 sanitize=1 jobs=4 sweep=0 timeout=180
 for a in "$@"; do
     case $a in
         --chapter=*) chapter=${a#*=} ;;
         --full) full=1 ;;
         --no-sanitize) sanitize=0 ;;
         --jobs=*) jobs=${a#*=} ;;
-        *) echo "usage: $0 [--chapter=NN_name] [--full] [--no-sanitize] [--jobs=N]" >&2; exit 2 ;;
+        --sweep) sweep=1 ;;
+        --timeout=*) timeout=${a#*=} ;;
+        *) echo "usage: $0 [--chapter=NN_name] [--full] [--no-sanitize] [--jobs=N] [--sweep [--timeout=S]]" >&2; exit 2 ;;
     esac
 done
 out=${OUT:-gpu_check_out}
 mkdir -p "$out" && out=$(cd "$out" && pwd)
-# No OpenCV on this machine? Use the copy packed by tools/make_devlibs.sh, if it came along.
-if ! pkg-config --exists opencv4 2>/dev/null && [ -d .devlibs/lib ]; then
-    export HAVE_OPENCV=yes OPENCV_CFLAGS="-isystem $PWD/.devlibs/include/opencv4"
-    export OPENCV_LIBS="-L$PWD/.devlibs/lib -Xlinker -rpath-link=$PWD/.devlibs/lib -lopencv_imgcodecs -lopencv_imgproc -lopencv_core"
-    export LD_LIBRARY_PATH=$PWD/.devlibs/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-    echo "OpenCV: from .devlibs (tools/make_devlibs.sh)"
+# OpenCV: OPENCV_DIR if given (make reads it from the environment), else pkg-config, else the
+# folder packed by tools/make_devlibs.sh if it came along.
+if [ -z "${OPENCV_DIR:-}" ] && ! pkg-config --exists opencv4 2>/dev/null && [ -d .devlibs/lib ]; then
+    export OPENCV_DIR=$PWD/.devlibs
+fi
+if [ -n "${OPENCV_DIR:-}" ]; then
+    export LD_LIBRARY_PATH=$OPENCV_DIR/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}  # programs built before OPENCV_DIR had no rpath
+    echo "OpenCV: OPENCV_DIR=$OPENCV_DIR"
 fi
 echo "== GPU"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | head -2
 nvcc --version | tail -1
 
 echo "== build"
-target=${chapter:+$chapter}
+target=${chapter//,/ }  # --sweep takes several chapters: --chapter=01_intro,02_memory
 if ! make -j"$(nproc)" ${target:-all} tests/gpu_probe tests/unit/test_common >"$out/build.log" 2>&1; then
     tail -30 "$out/build.log"; echo "build: FAILED"; exit 1
 fi
 grep -iE "warning|notice" "$out/build.log" | head -5
 echo "build: ok"
+
+if [ $sweep = 1 ]; then
+    echo "== size sweep (tests/sweep.txt; every run's output in $out/sweep.log, memcheck in $out/memcheck.log)"
+    python3 tests/sweep.py ${chapter:+--chapter=$chapter} --jobs="$jobs" --timeout="$timeout" --log-dir="$out" \
+        $([ $sanitize = 1 ] || echo --no-memcheck) | tee "$out/sweep.txt"
+    exit "${PIPESTATUS[0]}"
+fi
 
 echo "== make test"
 make test ${chapter:+CHAPTER=$chapter} >"$out/test.log" 2>&1

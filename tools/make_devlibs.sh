@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
-# Packs OpenCV (headers + the shared libraries it needs) into .devlibs/ so that the image programs
-# can be built and run on a GPU machine that has no OpenCV and no network (the `device` machine of
-# this project's workplace). Run it here, where libopencv-dev is installed; carry .devlibs along;
-# tools/gpu_check.sh uses it when present. Debian's libopencv_imgcodecs links GDAL and GDCM
-# (GIS and DICOM formats, 150 MB of dependencies) that PNG/JPEG I/O never calls: they are
-# replaced by stub libraries that define the same symbols and return 0 (imgcodecs calls GDALAllRegister()
-# at start-up; nothing else of them runs for PNG/JPEG files).
+# Packs OpenCV (headers + the shared libraries it needs) into one folder that works as OPENCV_DIR,
+# for a GPU machine where OpenCV is not installed and cannot be (no network, no root): a cluster
+# node, a lab machine. Run it on a Debian/Ubuntu machine that has libopencv-dev, copy the folder
+# along, then build there with `make OPENCV_DIR=/path/to/folder` (the programs find the libraries
+# through their rpath). tools/gpu_check.sh uses ./.devlibs by itself when there is no other OpenCV.
+#     tools/make_devlibs.sh [DIR]        (default DIR: .devlibs in the repository root)
+# Debian's libopencv_imgcodecs links GDAL and GDCM (GIS and DICOM formats, 150 MB of dependencies)
+# that PNG/JPEG I/O never calls: they are replaced by stub libraries that define the same symbols and
+# return 0 (imgcodecs calls GDALAllRegister() at start-up; nothing else of them runs for PNG/JPEG files).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-dst=.devlibs
+dst=$(realpath -m "${1:-$(dirname "$0")/../.devlibs}")
+if [ -e "$dst" ] && [ -n "$(ls -A "$dst")" ] && [ ! -d "$dst/include/opencv4" ]; then
+    echo "make_devlibs: $dst exists and is not an OpenCV folder made by this script; not touching it" >&2; exit 2
+fi
 rm -rf "$dst"; mkdir -p "$dst/lib" "$dst/include"
 cp -r /usr/include/opencv4 "$dst/include/"
 libdir=/lib/x86_64-linux-gnu

@@ -43,7 +43,7 @@ if have "$NSYS"; then
         done
         echo "   timeline: nsys-ui $tmp/um.nsys-rep (rows 'CUDA HW > Unified memory': GPU page-fault groups)"
     else
-        echo "   nsys could not write a report on this machine (as on the H100 the README's figures come from):"
+        echo "   nsys could not write a report on this machine:"
         tail -3 "$tmp/log" | sed 's/^/    /'
     fi
 else

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # lab.sh - the 07_atomics profiling lab (`make profile`). Compact output: only the lines that matter.
 #   1. cuobjdump -sass: which atomic instructions each histogram kernel compiles to
-#      (RED = global atomic whose result is unused, ATOMS = shared-memory atomic, MATCH = match_any)
+#      (RED/REDG = global atomic whose result is unused, ATOMS = shared-memory atomic, MATCH = match_any)
 #   2. ncu on the five histogram versions, uniform and skewed input: time, DRAM bytes read,
 #      shared atomic instructions and their wavefronts (serialization), shared bank conflicts
 #      (atomics, and the plain loads/stores of the per-thread counters), L2 atomic traffic
@@ -21,8 +21,8 @@ ncu_q() { "$NCU" "$@" 2>&1 | grep -E '^  [A-Za-z_].*\)x\(|^ +(dram|gpu|l1tex|lts
 
 echo "== 1. histogram: atomic instructions per kernel (cuobjdump -sass)"
 if have cuobjdump; then
-  cuobjdump -sass histogram | awk '/Function :/ { f = $3 } /(ATOMS|ATOMG|ATOM|RED|MATCH)\./ {
-      match($0, /(ATOMS|ATOMG|ATOM|RED|MATCH)\.[A-Z0-9._]+/); n[f " " substr($0, RSTART, RLENGTH)]++ }
+  cuobjdump -sass histogram | awk '/Function :/ { f = $3 } /(ATOMS|ATOMG|ATOM|REDG|RED|MATCH)\./ {
+      match($0, /(ATOMS|ATOMG|ATOM|REDG|RED|MATCH)\.[A-Z0-9._]+/); n[f " " substr($0, RSTART, RLENGTH)]++ }
       END { for (k in n) print "  " k, n[k] }' | sort | { have cu++filt && cu++filt || cat; }
 else
   echo "cuobjdump not found: skipping section 1"
@@ -53,7 +53,7 @@ if have "$SAN"; then
   echo "== 3. compute-sanitizer racecheck"
   echo "-- racy_increment: expect hazards on the __shared__ counter of racy_shared"
   "$SAN" --tool racecheck --racecheck-report all --print-limit 4 ./racy_increment --threads=10003 --iters=2 --reps=1 2>&1 |
-    grep -E "RACECHECK SUMMARY|hazard|racy_shared|Write Thread|Read Thread|PASSED|FAILED" | head -12
+    grep -E "RACECHECK SUMMARY|hazard|racy_shared|Write Thread|Read Thread|PASSED|FAILED" | awk 'NR <= 9 || /SUMMARY|PASSED|FAILED/'
   for p in "histogram --n=100003 --reps=1" "vector_sum --n=100003 --notes-n=10003 --reps=1" \
            "atomic_functions --threads=10003" "warp_sync_lock --threads=1003 --iters=2 --reps=1"; do
     echo "-- $p: expect 0 hazards"

@@ -82,7 +82,7 @@ void concurrent_count(const char* what, unsigned long long* counter, Launch laun
     unsigned long long expect = gpu_ops + CPU_THREADS * cpu_ops;
     std::printf("  %s: GPU %lld + CPU %d x %lld = %llu, counted %llu (%s)\n", what, gpu_ops, CPU_THREADS, cpu_ops, expect,
                 got, q == cudaErrorNotReady ? "the kernel was still running when the CPU threads finished"
-                                            : "the kernel had finished before the CPU threads: no overlap this time");
+                                            : "the kernel had finished by the time the CPU threads were done: they may not have overlapped");
     verdict.check(got == expect, std::string(what) + " exact");
 }
 

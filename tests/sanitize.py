@@ -95,6 +95,9 @@ def main():
             if status not in ("0", "skip"):
                 bad.append((p.name, t, status, out))
         print(f"{p.name:<{width}}  " + "  ".join(cells))
+    for (name, t), why in excluded.items():
+        if t == "leaks":
+            reasons.append((name, "memcheck without its leak check: " + why))
     for name, why in reasons:
         print(f"  excluded {name}: {why}")
     if a.log:

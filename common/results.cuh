@@ -23,7 +23,7 @@
 // it; run() calls prepare() (if given, e.g. a memset to 0xff so that an unwritten result fails),
 // launch() once, then check, for every selected version before timing any of them. Timing is
 // bench_ms (warm-up, median of `reps` CUDA-event timings) on the default stream.
-// Work counts bytes read + written (GBPS) or floating-point operations (GFLOPS) per launch.
+// Work counts bytes read + written (GBPS), floating-point (GFLOPS) or integer (GOPS) operations per launch.
 #pragma once
 #include <algorithm>
 #include <cstdio>
@@ -43,20 +43,20 @@
 
 class Results {
   public:
-    enum Unit { GBPS, GFLOPS, TIME_ONLY };
+    enum Unit { GBPS, GFLOPS, TIME_ONLY, GOPS };  // GOPS: integer operations per second
     using Launch = std::function<void()>;
     using Check = std::function<void(Verdict&, const std::string&)>;
 
     struct Version {
         std::string name;
         Launch launch;
-        double work = 0;        // bytes (GBPS) or FLOPs (GFLOPS) per launch
+        double work = 0;        // bytes (GBPS) or operations (GFLOPS, GOPS) per launch
         Check check;            // empty: not checked here (e.g. the program checks it elsewhere)
         Launch prepare;         // run once before the checking launch (not timed)
         bool baseline = false;  // the reference row the "% of" column divides by
         double ms = -1;         // median time, filled by run()
         std::vector<std::pair<std::string, std::string>> row = {};  // this row's own CSV parameters
-        double rate() const { return ms > 0 ? work / (ms * 1e6) : 0.0; }  // GB/s or GFLOP/s
+        double rate() const { return ms > 0 ? work / (ms * 1e6) : 0.0; }  // GB/s, GFLOP/s or GOP/s
         // A parameter of this row only (a sweep: the offset, the transfer size): one CSV column,
         // empty in the rows that do not set it.
         template <class T>
@@ -192,7 +192,9 @@ class Results {
     }
 
   private:
-    const char* rate_name() const { return unit_ == GBPS ? "GB/s" : unit_ == GFLOPS ? "GFLOP/s" : ""; }
+    const char* rate_name() const {
+        return unit_ == GBPS ? "GB/s" : unit_ == GFLOPS ? "GFLOP/s" : unit_ == GOPS ? "GOP/s" : "";
+    }
 
     void print() const {
         const Version* b = base();
@@ -262,7 +264,7 @@ class Results {
         CHECK(cudaGetDeviceProperties(&p, dev));
         const Version* b = base();
         const Version* sref = speedup_ref_.empty() ? nullptr : find(speedup_ref_);
-        std::string unit = unit_ == GBPS ? "gbps" : unit_ == GFLOPS ? "gflops" : "none";
+        std::string unit = unit_ == GBPS ? "gbps" : unit_ == GFLOPS ? "gflops" : unit_ == GOPS ? "gops" : "none";
         std::fprintf(f, "gpu,cc,driver,cuda,program");
         std::vector<std::string> row_keys;  // the union of the rows' own parameters, in first-seen order
         for (auto& v : versions_)

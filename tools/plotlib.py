@@ -21,7 +21,7 @@ matplotlib.use("Agg")  # no display needed
 import matplotlib.pyplot as plt  # noqa: E402
 
 HEADER = ["gpu", "cc", "driver", "cuda", "program"]
-UNITS = {"gbps": "GB/s", "gflops": "GFLOP/s", "none": ""}
+UNITS = {"gbps": "GB/s", "gflops": "GFLOP/s", "gops": "GOP/s", "none": ""}
 
 
 class CsvError(ValueError):

@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 HEAD = ["gpu", "cc", "driver", "cuda", "program"]
 FIXED = ["gpu", "cc", "driver", "cuda", "chapter", "program", "params"]
-UNITS = {"gbps": "GB/s", "gflops": "GFLOP/s"}
+UNITS = {"gbps": "GB/s", "gflops": "GFLOP/s", "gops": "GOP/s"}
 
 
 def file_name(gpu):

@@ -239,7 +239,8 @@ class Results {
 
     static std::string short_name(const std::string& n) {
         if (n.rfind("cudaMemcpy D2D", 0) == 0) return "D2D";
-        std::string s = n.substr(0, n.find(' '));
+        size_t from = n.find_first_not_of("0123456789") == n.find(' ') ? n.find(' ') + 1 : 0;  // "2 sync_staging"
+        std::string s = n.substr(from, n.find(' ', from) - from);
         return s.size() > 7 ? s.substr(0, 7) : s;
     }
 

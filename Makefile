@@ -36,7 +36,7 @@ results:
 	  echo "make results: no usable GPU on this machine, nothing measured (results/ is unchanged)."; \
 	  echo "  'make readme-results' redraws the figures and README tables from the files in results/."; \
 	  exit 0; fi; \
-	for d in $(CHAPTERS); do $(MAKE) --no-print-directory -C $$d results PYTHON=$(abspath $(PYTHON)) || exit 1; done; \
+	for d in $(CHAPTERS); do $(MAKE) --no-print-directory -C $$d results || exit 1; done; \
 	$(PYTHON) tools/results.py collect && $(MAKE) --no-print-directory readme-results
 
 readme-results:

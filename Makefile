@@ -31,8 +31,11 @@ gpu-check:
 # Python with matplotlib: the .venv that `make test` creates, if present.
 PYTHON ?= $(if $(wildcard .venv/bin/python),.venv/bin/python,python3)
 
+# Whether a usable GPU is here (nvcc's own device query; tests override it).
+GPU_QUERY ?= $(CUDA_PATH)/bin/__nvcc_device_query
+
 results:
-	@if ! $(CUDA_PATH)/bin/__nvcc_device_query >/dev/null 2>&1; then \
+	@if ! $(GPU_QUERY) >/dev/null 2>&1; then \
 	  echo "make results: no usable GPU on this machine, nothing measured (results/ is unchanged)."; \
 	  echo "  'make readme-results' redraws the figures and README tables from the files in results/."; \
 	  exit 0; fi; \

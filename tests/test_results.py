@@ -92,3 +92,11 @@ def test_not_a_results_csv_is_skipped(tmp_path):
     bad = tmp_path / "old.csv"
     bad.write_text("variant,rows\nx,1\n")
     assert results.read_program_csv(bad) is None
+
+
+def test_make_results_without_gpu_says_so():
+    import subprocess
+    r = subprocess.run(["make", "--no-print-directory", "-C", str(ROOT), "results", "GPU_QUERY=false"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "no usable GPU" in r.stdout and "make readme-results" in r.stdout

@@ -3,12 +3,16 @@
 #   make test         build, then run the test suite (pytest; sets up a virtualenv if needed)
 #   make run          run every program at its default size
 #   make gpu-check    on a GPU machine: build, make test, compute-sanitizer, summary table
+#   make results      on a GPU machine: run the programs that feed figures and tables, add their
+#                     rows to results/<gpu>.csv, redraw every figure, rewrite the README tables
+#   make readme-results   no GPU needed: redraw the figures and rewrite the README tables from
+#                     the CSV files already in the repository
 #   make clean
 include jobs.mk
 CHAPTERS := $(wildcard 0[0-9]_*)
 CUDA_PATH ?= $(patsubst %/bin/nvcc,%,$(shell command -v nvcc 2>/dev/null))
 
-.PHONY: all test run clean gpu-check $(CHAPTERS)
+.PHONY: all test run clean gpu-check results readme-results $(CHAPTERS)
 
 all: $(CHAPTERS) tests/gpu_probe tests/unit/test_common
 
@@ -24,6 +28,24 @@ run: all
 
 gpu-check:
 	@tools/gpu_check.sh
+
+# Python with matplotlib: the .venv that `make test` creates, if present.
+PYTHON ?= $(if $(wildcard .venv/bin/python),.venv/bin/python,python3)
+
+# Whether a usable GPU is here (nvcc's own device query; tests override it).
+GPU_QUERY ?= $(CUDA_PATH)/bin/__nvcc_device_query
+
+results:
+	@if ! $(GPU_QUERY) >/dev/null 2>&1; then \
+	  echo "make results: no usable GPU on this machine, nothing measured (results/ is unchanged)."; \
+	  echo "  'make readme-results' redraws the figures and README tables from the files in results/."; \
+	  exit 0; fi; \
+	for d in $(CHAPTERS); do $(MAKE) --no-print-directory -C $$d results || exit 1; done; \
+	$(PYTHON) tools/results.py collect && $(MAKE) --no-print-directory readme-results
+
+readme-results:
+	@for d in $(CHAPTERS); do if [ -f $$d/plot.py ]; then $(PYTHON) $$d/plot.py || exit 1; fi; done
+	@$(PYTHON) tools/results.py update
 
 # Asks the CUDA runtime whether a usable GPU is here (exit 0) or why not (exit 77).
 tests/gpu_probe: tests/gpu_probe.cu

@@ -94,3 +94,14 @@ list:
 
 clean:
 	rm -f $(PROGRAMS) $(EXTRA_TARGETS) $(CLEAN_EXTRA) *.o *.sass *.regs *.png *.csv
+
+# `make results` (the top-level `make results` runs it in every chapter): each program listed in
+# RESULTS writes its table to figures/NAME.csv, then a chapter with a `plots:` target runs it (its
+# figure programs with --csv=figures/NAME.csv, then plot.py). A skipped program (77) is no error.
+.PHONY: results
+results: $(filter $(BUILD),$(RESULTS))
+	@mkdir -p figures
+	@for p in $(filter $(BUILD),$(RESULTS)); do echo "== ./$$p --csv=figures/$$p.csv"; \
+	  ./$$p --csv=figures/$$p.csv; rc=$$?; \
+	  if [ $$rc -ne 0 ] && [ $$rc -ne 77 ]; then echo "$$p exited $$rc"; exit 1; fi; done
+	@if grep -q '^plots:' Makefile; then $(MAKE) --no-print-directory plots; fi

@@ -91,8 +91,7 @@ int main(int argc, char** argv) {
 
     size_t child_limit = 0;
     cudaError_t overflow = overflow_in_child(args.device(), depth, n, &child_limit);
-    DeviceInfo dev = select_device(args.device());
-    (void)dev;
+    select_device(args.device());
 
     std::vector<uint32_t> ref(n), out(n);
     for (int i = 0; i < n; ++i) ref[i] = recurse(depth, (uint32_t)i);

@@ -41,8 +41,7 @@ int main(int argc, char** argv) {
     int threads = (int)args.integer("threads", 4, 1, 1024, "threads per block (blockDim.x)");
     args.parse_or_exit();
 
-    DeviceInfo dev = select_device(args.device());
-    (void)dev;
+    select_device(args.device());
     long long total = (long long)blocks * threads;
     std::printf("hello_from_gpu<<<%d, %d>>>: %lld threads run the kernel body\n", blocks, threads, total);
 

@@ -12,9 +12,10 @@
 // Build:  make mat_add_2d        Run: ./mat_add_2d [--n=8191] [--reps=20]
 // Output: the untouched-element count of the round-down grid, the exact checks, then time, GB/s
 //         and share of cudaMemcpy D2D for both indexings and their ratio; PASSED.
-#include <functional>
+#include <string>
 #include <vector>
 #include "common.cuh"
+#include "results.cuh"
 
 // CPU reference: C = A + B, row-major N x N.
 void mat_add_cpu(const float* a, const float* b, float* c, int n) {
@@ -40,9 +41,11 @@ int main(int argc, char** argv) {
     Args args(argc, argv, "Adds two N x N matrices with 16x16 thread blocks (the guide's MatAdd).");
     int n = (int)args.integer("n", 8191, 1, 16384, "matrix size N (N x N floats)");
     int reps = (int)args.integer("reps", 20, 1, 1000, "timed repetitions (median reported)");
+    Results table(args, "mat_add_2d", Results::GBPS);
     args.parse_or_exit();
+    table.validate();
 
-    DeviceInfo dev = select_device(args.device());
+    select_device(args.device());
     long long elems = (long long)n * n;
     size_t bytes = elems * sizeof(float);
     std::printf("N = %d (%.1f MB per matrix), blocks of 16x16\n", n, bytes / 1e6);
@@ -81,30 +84,22 @@ int main(int argc, char** argv) {
     dim3 numBlocks((n + 15) / 16, (n + 15) / 16);
     auto guide = [&] { MatAdd<<<numBlocks, threadsPerBlock>>>(d_a, d_b, d_c, n); };
     auto coalesced = [&] { MatAdd_coalesced<<<numBlocks, threadsPerBlock>>>(d_a, d_b, d_c, n); };
-    struct Version { const char* name; std::function<void()> launch; };
-    Version versions[] = {{"MatAdd (guide: x -> row)", guide}, {"MatAdd_coalesced (x -> column)", coalesced}};
-    for (auto& v : versions) {
-        CHECK(cudaMemset(d_c, 0xff, bytes));
-        v.launch();
-        CHECK_LAUNCH();
+    auto check = [&](Verdict& verdict, const std::string& name) {
         CHECK(cudaMemcpy(out.data(), d_c, bytes, cudaMemcpyDeviceToHost));
-        verdict.exact(v.name, ref.data(), out.data(), elems);  // one IEEE add each: bit-exact
-    }
-
-    double copy = d2d_copy_gbps(bytes, reps);
+        verdict.exact(name, ref.data(), out.data(), elems);  // one IEEE add each: bit-exact
+    };
+    auto poison = [&] { CHECK(cudaMemset(d_c, 0xff, bytes)); };
     double moved = 3.0 * bytes;  // read A and B, write C
-    std::printf("\ncudaMemcpy D2D (baseline)        %8.1f GB/s\n", copy);
-    double ms[2];
-    for (int k = 0; k < 2; ++k) {
-        ms[k] = bench_ms(versions[k].launch, reps);
-        std::printf("%-32s %8.3f ms %8.1f GB/s  %5.1f%% of D2D\n", versions[k].name, ms[k], gbps(moved, ms[k]),
-                    100 * gbps(moved, ms[k]) / copy);
-    }
-    std::printf("guide / coalesced time: %.1fx\n", ms[0] / ms[1]);
+    table.param("n", n);
+    table.baseline_d2d(bytes);
+    table.add("MatAdd (guide: x -> row)", guide, moved, check, poison);
+    table.add("MatAdd_coalesced (x -> column)", coalesced, moved, check, poison);
+    table.run(verdict, reps);
+    const Results::Version *g = table.find("MatAdd (guide: x -> row)"), *c = table.find("MatAdd_coalesced (x -> column)");
+    if (g && c) std::printf("guide / coalesced time: %.1fx\n", g->ms / c->ms);
 
     CHECK(cudaFree(d_a));
     CHECK(cudaFree(d_b));
     CHECK(cudaFree(d_c));
-    (void)dev;
     return verdict.finish();
 }

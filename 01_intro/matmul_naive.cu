@@ -19,9 +19,10 @@
 //         (The notes name the inner dimension n, so --n here is matmul_tiled's --k.)
 // Build:  make matmul_naive      Run: ./matmul_naive [--m=1024] [--n=1024] [--k=1024] [--reps=10]
 // Output: the exact checks of both layouts, then time, GOP/s and the notes / coalesced ratio.
-#include <functional>
+#include <string>
 #include <vector>
 #include "common.cuh"
+#include "results.cuh"
 
 #define BLOCK_SIZE 16
 
@@ -66,10 +67,11 @@ int main(int argc, char** argv) {
     int n = (int)args.integer("n", 1024, 1, 2048, "columns of A = rows of B (<= 2048 keeps int sums exact)");
     int k = (int)args.integer("k", 1024, 1, 8192, "columns of B and C");
     int reps = (int)args.integer("reps", 10, 1, 1000, "timed repetitions (median reported)");
+    Results table(args, "matmul_naive", Results::GOPS);
     args.parse_or_exit();
+    table.validate();
 
-    DeviceInfo dev = select_device(args.device());
-    (void)dev;
+    select_device(args.device());
     std::printf("C(%d x %d) = A(%d x %d) * B(%d x %d), int, blocks of %dx%d\n", m, k, m, n, n, k, BLOCK_SIZE,
                 BLOCK_SIZE);
 
@@ -91,28 +93,27 @@ int main(int argc, char** argv) {
     dim3 block(BLOCK_SIZE, BLOCK_SIZE);
     auto rowx = [&] { gpu_matrix_mult_rowx<<<dim3(grid_rows, grid_cols), block>>>(d_a, d_b, d_c, m, n, k); };
     auto colx = [&] { gpu_matrix_mult<<<dim3(grid_cols, grid_rows), block>>>(d_a, d_b, d_c, m, n, k); };
-    struct Version { const char* name; std::function<void()> launch; };
-    Version versions[] = {{"notes 4.4 (row from threadIdx.x)", rowx}, {"coalesced (col from threadIdx.x)", colx}};
-
-    Verdict verdict;
-    for (auto& v : versions) {
-        CHECK(cudaMemset(d_c, 0xff, bytes_c));  // -1 everywhere: a skipped element cannot pass
-        v.launch();
-        CHECK_LAUNCH();
+    auto check = [&](Verdict& verdict, const std::string& name) {
         CHECK(cudaMemcpy(out.data(), d_c, bytes_c, cudaMemcpyDeviceToHost));
-        verdict.exact(v.name, ref.data(), out.data(), (size_t)m * k);
-    }
+        verdict.exact(name, ref.data(), out.data(), (size_t)m * k);
+    };
+    auto poison = [&] { CHECK(cudaMemset(d_c, 0xff, bytes_c)); };  // -1 everywhere: a skipped element cannot pass
 
     // bench_ms brackets each launch with cudaEventRecord(start) / (stop) and reads
     // cudaEventElapsedTime, as in N 5.2.1, after warm-up launches, and takes the median.
     double ops = 2.0 * m * n * k;  // one multiply and one add per inner step
-    std::printf("\nCPU (1 thread, i-h-j loops)          %9.3f ms %8.1f GOP/s\n", cpu_ms, ops / (cpu_ms * 1e6));
-    double ms[2];
-    for (int i = 0; i < 2; ++i) {
-        ms[i] = bench_ms(versions[i].launch, reps);
-        std::printf("%-36s %9.3f ms %8.1f GOP/s\n", versions[i].name, ms[i], ops / (ms[i] * 1e6));
-    }
-    std::printf("notes 4.4 / coalesced time: %.1fx\n", ms[0] / ms[1]);
+    table.param("m", m);
+    table.param("n", n);
+    table.param("k", k);
+    table.add("notes 4.4 (row from threadIdx.x)", rowx, ops, check, poison);
+    table.add("coalesced (col from threadIdx.x)", colx, ops, check, poison);
+    table.speedup_over("notes 4.4 (row from threadIdx.x)");
+    std::printf("CPU (1 thread, i-h-j loops): %.3f ms, %.1f GOP/s\n", cpu_ms, ops / (cpu_ms * 1e6));
+    Verdict verdict;
+    table.run(verdict, reps);
+    const Results::Version *notes = table.find("notes 4.4 (row from threadIdx.x)"),
+                           *coal = table.find("coalesced (col from threadIdx.x)");
+    if (notes && coal) std::printf("notes 4.4 / coalesced time: %.1fx\n", notes->ms / coal->ms);
 
     CHECK(cudaFree(d_a));
     CHECK(cudaFree(d_b));

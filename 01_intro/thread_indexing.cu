@@ -109,8 +109,7 @@ int main(int argc, char** argv) {
     int n = (int)args.integer("n", 1000003, 1, 1 << 28, "threads that must get an index (0..n-1)");
     args.parse_or_exit();
 
-    DeviceInfo dev = select_device(args.device());
-    (void)dev;
+    select_device(args.device());
     std::printf("n = %d; each layout must number its first n threads 0..n-1 exactly once\n", n);
 
     // Blocks of 256 threads in every shape; a warp is 32 threads along x first.

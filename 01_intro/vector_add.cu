@@ -9,9 +9,10 @@
 //         (the practical ceiling, measured in the same run) and the DRAM's theoretical peak.
 // Build:  make vector_add        Run: ./vector_add [--n=2^28] [--block=256] [--reps=20]
 // Output: CPU time, then per version: time, GB/s, % of the D2D copy, % of peak; then PASSED.
-#include <functional>
+#include <string>
 #include <vector>
 #include "common.cuh"
+#include "results.cuh"
 
 // CPU reference.
 void vector_add_cpu(const float* a, const float* b, float* c, long long n) {
@@ -52,7 +53,9 @@ int main(int argc, char** argv) {
     long long n = args.integer("n", 1LL << 28, 1, 1LL << 31, "number of elements");
     int block = (int)args.integer("block", 256, 32, 1024, "threads per block");
     int reps = (int)args.integer("reps", 20, 1, 1000, "timed repetitions (median reported)");
+    Results table(args, "vector_add", Results::GBPS);
     args.parse_or_exit();
+    table.validate();
 
     DeviceInfo dev = select_device(args.device());
     size_t bytes = n * sizeof(float);
@@ -76,31 +79,27 @@ int main(int argc, char** argv) {
     auto v1 = [&] { vector_add<<<grid1, block>>>(d_a, d_b, d_c, n); };
     auto v2 = [&] { vector_add_vec4<<<grid2, block>>>(d_a, d_b, d_c, n); };
 
-    // Validate every version before timing any of them.
-    Verdict verdict;
-    struct Version { const char* name; std::function<void()> launch; };
-    Version versions[] = {{"vector_add (1 elem/thread)", v1}, {"vector_add_vec4 (float4, grid-stride)", v2}};
-    for (auto& v : versions) {
-        CHECK(cudaMemset(d_c, 0xff, bytes));  // NaN pattern: a skipped element cannot pass
-        v.launch();
-        CHECK_LAUNCH();
+    // Every version is checked before any is timed; the output is set to a NaN pattern first, so
+    // a skipped element cannot pass.
+    auto check = [&](Verdict& verdict, const std::string& name) {
         CHECK(cudaMemcpy(out.data(), d_c, bytes, cudaMemcpyDeviceToHost));
-        verdict.exact(v.name, ref.data(), out.data(), n);
-    }
-
-    double copy = d2d_copy_gbps(bytes, reps);
+        verdict.exact(name, ref.data(), out.data(), n);
+    };
+    auto poison = [&] { CHECK(cudaMemset(d_c, 0xff, bytes)); };
     double moved = 3.0 * bytes;  // read a and b, write c
-    std::printf("\nCPU (1 thread)                          %9.3f ms\n", cpu_ms);
-    std::printf("cudaMemcpy D2D (baseline)               %9.3f ms %8.1f GB/s\n", 2.0 * bytes / (copy * 1e6), copy);
-    double best = 0;
-    for (auto& v : versions) {
-        double ms = bench_ms(v.launch, reps);
-        double bw = gbps(moved, ms);
-        best = std::max(best, bw);
-        std::printf("%-39s %9.3f ms %8.1f GB/s  %5.1f%% of D2D  %5.1f%% of peak  %6.0fx CPU\n", v.name, ms, bw,
-                    100 * bw / copy, 100 * bw / dev.peak_gbps, cpu_ms / ms);
-    }
-    std::printf("best kernel / cudaMemcpy D2D: %.1f%%\n", 100 * best / copy);
+    table.param("n", n);
+    table.param("block", block);
+    table.baseline_d2d(bytes);
+    table.add("vector_add (1 elem/thread)", v1, moved, check, poison);
+    table.add("vector_add_vec4 (float4, grid-stride)", v2, moved, check, poison);
+    table.column("% of peak", "pct_of_peak", [&](const Results::Version& v) { return 100 * v.rate() / dev.peak_gbps; },
+                 "%.1f%%");
+    table.column("x CPU", "x_cpu", [&](const Results::Version& v) { return cpu_ms / v.ms; }, "%.0fx");
+    std::printf("CPU (1 thread): %.3f ms\n", cpu_ms);
+    Verdict verdict;
+    table.run(verdict, reps);
+    const Results::Version *best = table.best(), *d2d = table.base();
+    if (best && d2d) std::printf("best kernel / cudaMemcpy D2D: %.1f%%\n", 100 * best->rate() / d2d->rate());
 
     CHECK(cudaFree(d_a));
     CHECK(cudaFree(d_b));

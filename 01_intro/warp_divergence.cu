@@ -14,9 +14,10 @@
 // Build:  make warp_divergence   Run: ./warp_divergence [--n=2^18] [--iters=512] [--reps=20]
 // Output: time of each version and the ratio divergent / uniform, then PASSED.
 #include <cstdint>
-#include <functional>
+#include <string>
 #include <vector>
 #include "common.cuh"
+#include "results.cuh"
 
 // Path A: iterations of a linear congruential generator (one multiply-add each).
 __host__ __device__ inline uint32_t path_a(uint32_t v, int iters) {
@@ -70,7 +71,9 @@ int main(int argc, char** argv) {
     long long n = args.integer("n", 1LL << 18, 1, 1LL << 26, "number of elements");
     int iters = (int)args.integer("iters", 512, 1, 1 << 16, "loop iterations per element (plus 0..63 from the data)");
     int reps = (int)args.integer("reps", 20, 1, 1000, "timed repetitions (median reported)");
+    Results table(args, "warp_divergence", Results::TIME_ONLY);
     args.parse_or_exit();
+    table.validate();
 
     DeviceInfo dev = select_device(args.device());
     const int block = 256;
@@ -90,32 +93,28 @@ int main(int argc, char** argv) {
     long long grid1 = (n + block - 1) / block;
     long long threads2 = (n + 63) / 64 * 64;  // whole pairs of warps, so every element has a thread
     long long grid2 = (threads2 + block - 1) / block;
-    struct Version { const char* name; std::function<void()> launch; };
-    Version versions[] = {
-        {"branch_on_tid  (tid % 2: divergent)", [&] { branch_on_tid<<<grid1, block>>>(d_in, d_out, n, iters); }},
-        {"branch_on_warp (warp % 2: uniform)", [&] { branch_on_warp<<<grid2, block>>>(d_in, d_out, n, iters); }},
-    };
-
-    // Validate both before timing: the same elements get the same path in both versions,
-    // so both must equal the same CPU result.
-    Verdict verdict;
-    for (auto& v : versions) {
-        CHECK(cudaMemset(d_out, 0xff, bytes));  // a skipped element cannot pass
-        v.launch();
-        CHECK_LAUNCH();
+    // Both are checked before timing: the same elements get the same path in both versions, so
+    // both must equal the same CPU result.
+    auto check = [&](Verdict& verdict, const std::string& name) {
         CHECK(cudaMemcpy(out.data(), d_out, bytes, cudaMemcpyDeviceToHost));
-        verdict.exact(v.name, ref.data(), out.data(), n);
-    }
-
-    double ms[2];
-    std::printf("\n");
-    for (int k = 0; k < 2; ++k) {
-        ms[k] = bench_ms(versions[k].launch, reps);
-        std::printf("%-38s %9.3f ms\n", versions[k].name, ms[k]);
-    }
+        verdict.exact(name, ref.data(), out.data(), n);
+    };
+    auto poison = [&] { CHECK(cudaMemset(d_out, 0xff, bytes)); };  // a skipped element cannot pass
+    table.param("n", n);
+    table.param("iters", iters);
+    table.add("branch_on_tid  (tid % 2: divergent)", [&] { branch_on_tid<<<grid1, block>>>(d_in, d_out, n, iters); }, 0,
+              check, poison);
+    table.add("branch_on_warp (warp % 2: uniform)", [&] { branch_on_warp<<<grid2, block>>>(d_in, d_out, n, iters); },
+              0, check, poison);
+    table.speedup_over("branch_on_tid  (tid % 2: divergent)");
+    Verdict verdict;
+    table.run(verdict, reps);
+    const Results::Version *div = table.find("branch_on_tid  (tid % 2: divergent)"),
+                           *uni = table.find("branch_on_warp (warp % 2: uniform)");
     // A divergent warp issues the instructions of both loops; a uniform warp those of one.
-    std::printf("divergent / uniform: %.2fx (about 2 expected: each divergent warp runs both paths)\n",
-                ms[0] / ms[1]);
+    if (div && uni)
+        std::printf("divergent / uniform: %.2fx (about 2 expected: each divergent warp runs both paths)\n",
+                    div->ms / uni->ms);
 
     CHECK(cudaFree(d_in));
     CHECK(cudaFree(d_out));

@@ -15,6 +15,7 @@
 //         speedup next to the book's figure; then PASSED.
 #include <vector>
 #include "common.cuh"
+#include "results.cuh"
 
 // One pixel's coefficients, 8 ints = 32 bytes. The book calls this layout "Coefficients_SOA"
 // and the pointer layout below "Coefficients_AOS": the names are swapped there (fixed here).
@@ -57,7 +58,9 @@ int main(int argc, char** argv) {
     long long n = args.integer("n", 1LL << 23, 1, 1LL << 27, "pixels (structs of 8 ints)");
     int block = (int)args.integer("block", 256, 32, 1024, "threads per block");
     int reps = (int)args.integer("reps", 20, 1, 1000, "timed repetitions (median reported)");
+    Results table(args, "aos_soa", Results::GBPS);
     args.parse_or_exit();
+    table.validate();
 
     DeviceInfo dev = select_device(args.device());
     size_t bytes = n * sizeof(Coefficients_AOS), field_bytes = n * sizeof(int);
@@ -93,32 +96,34 @@ int main(int argc, char** argv) {
     auto run_aos = [&] { complicatedCalculation<<<grid, block>>>(d_aos, n); };
     auto run_soa = [&] { complicatedCalculation<<<grid, block>>>(d_soa, n); };
 
-    // Validate both layouts (the kernels only write finalVal, so re-running them while timing
-    // leaves the same result).
-    Verdict verdict;
-    run_aos();
-    CHECK_LAUNCH();
-    CHECK(cudaMemcpy(aos.data(), d_aos, bytes, cudaMemcpyDeviceToHost));
+    // Both layouts are checked before timing (the kernels only write finalVal, so re-running them
+    // while timing leaves the same result).
     std::vector<int> got(n);
-    for (long long i = 0; i < n; ++i) got[i] = aos[i].finalVal;
-    verdict.exact("AOS finalVal vs CPU", ref.data(), got.data(), n);
-    run_soa();
-    CHECK_LAUNCH();
-    CHECK(cudaMemcpy(got.data(), d_soa.finalVal, field_bytes, cudaMemcpyDeviceToHost));
-    verdict.exact("SOA finalVal vs CPU", ref.data(), got.data(), n);
+    auto check_aos = [&](Verdict& verdict, const std::string&) {
+        CHECK(cudaMemcpy(aos.data(), d_aos, bytes, cudaMemcpyDeviceToHost));
+        for (long long i = 0; i < n; ++i) got[i] = aos[i].finalVal;
+        verdict.exact("AOS finalVal vs CPU", ref.data(), got.data(), n);
+    };
+    auto check_soa = [&](Verdict& verdict, const std::string&) {
+        CHECK(cudaMemcpy(got.data(), d_soa.finalVal, field_bytes, cudaMemcpyDeviceToHost));
+        verdict.exact("SOA finalVal vs CPU", ref.data(), got.data(), n);
+    };
 
     // Useful bytes: 7 ints read + 1 int written per pixel, the same for both layouts. The AOS
     // kernel moves more than this (whole 32-byte sectors for each 4-byte field it writes).
     double useful = 8.0 * sizeof(int) * n;
-    double d2d = d2d_copy_gbps(bytes, reps);
-    double aos_ms = bench_ms(run_aos, reps), soa_ms = bench_ms(run_soa, reps);
-    std::printf("\ncudaMemcpy D2D (baseline)        %28.1f GB/s\n", d2d);
-    std::printf("AOS  complicatedCalculation %9.1f us %8.1f GB/s  %5.1f%% of D2D\n", aos_ms * 1e3,
-                gbps(useful, aos_ms), 100 * gbps(useful, aos_ms) / d2d);
-    std::printf("SOA  complicatedCalculation %9.1f us %8.1f GB/s  %5.1f%% of D2D\n", soa_ms * 1e3,
-                gbps(useful, soa_ms), 100 * gbps(useful, soa_ms) / d2d);
-    std::printf("SOA speedup (AOS time / SOA time): %.2fx   (book on V100, n = 2^20: 104 us -> 47 us, 2.2x)\n",
-                aos_ms / soa_ms);
+    table.param("n", n);
+    table.param("block", block);
+    table.baseline_d2d(bytes);
+    table.add("AOS  complicatedCalculation", run_aos, useful, check_aos);
+    table.add("SOA  complicatedCalculation", run_soa, useful, check_soa);
+    table.speedup_over("AOS  complicatedCalculation");
+    Verdict verdict;
+    table.run(verdict, reps);
+    const Results::Version *a = table.find("AOS  complicatedCalculation"), *so = table.find("SOA  complicatedCalculation");
+    if (a && so)
+        std::printf("SOA speedup (AOS time / SOA time): %.2fx   (book on V100, n = 2^20: 104 us -> 47 us, 2.2x)\n",
+                    a->ms / so->ms);
 
     CHECK(cudaFree(d_aos));
     for (int f = 0; f < 8; ++f) CHECK(cudaFree(*fields[f]));

@@ -23,8 +23,7 @@ int main(int argc, char** argv) {
     int reps = (int)args.integer("reps", 20, 1, 1000, "timed repetitions (median reported)");
     args.parse_or_exit();
 
-    DeviceInfo dev = select_device(args.device());
-    (void)dev;
+    select_device(args.device());
     size_t chunk = chunk_kb * 1024, total = chunks * chunk, nwords = total / sizeof(unsigned);
     std::printf("%lld copies of %lld KiB vs 1 copy of %.2f MiB, pinned host memory\n", chunks, chunk_kb,
                 total / 1048576.0);

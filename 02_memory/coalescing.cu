@@ -11,14 +11,16 @@
 //         sectors; with a stride of 8 or more elements every thread needs a sector of its own, so
 //         at most 4 of every 32 fetched bytes are used. The effect is printed as GB/s per
 //         setting, next to cudaMemcpy device-to-device and a vectorized copy (the fast path).
-// Build:  make coalescing        Run: ./coalescing [--n=2^26] [--block=256] [--reps=20] [--csv]
+// Build:  make coalescing        Run: ./coalescing [--n=2^26] [--block=256] [--reps=20] [--csv=FILE]
 // Output: the checks, then GB/s for a few offsets and strides and the ratios
-//         offset 0 / offset 1 and stride 1 / stride 32; --csv prints every setting
-//         (kind,param,ms,gbps,pct_d2d) for plot.py. Sectors per request: see README "Lab" (ncu).
+//         offset 0 / offset 1 and stride 1 / stride 32; --csv=FILE writes every setting
+//         as a row (offset or stride column) for plot.py. Sectors per request: see README "Lab" (ncu).
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
 #include "common.cuh"
+#include "results.cuh"
 
 const uint32_t FILL = 0xffffffffu;  // what the output holds where no thread may write
 const int MAX_SHIFT = 32;           // largest offset and stride
@@ -71,15 +73,15 @@ int main(int argc, char** argv) {
     long long n = args.integer("n", 1LL << 26, 1, 1LL << 30, "elements (uint32) copied per offset setting");
     int block = (int)args.integer("block", 256, 32, 1024, "threads per block");
     int reps = (int)args.integer("reps", 20, 1, 1000, "timed repetitions (median reported)");
-    bool csv = args.flag("csv", "print every setting as CSV (kind,param,ms,gbps,pct_d2d) for plot.py");
+    Results table(args, "coalescing", Results::GBPS);
     args.parse_or_exit();
+    table.validate();
 
-    DeviceInfo dev = select_device(args.device(), !csv);
+    DeviceInfo dev = select_device(args.device());
     long long total = n + MAX_SHIFT;  // room for the largest offset
     size_t bytes = total * sizeof(uint32_t);
-    if (csv) std::printf("# GPU: %s\n", dev.prop.name);
-    else std::printf("n = %lld uint32 (%.1f MB per buffer, %.1fx the L2), block = %d\n", n, bytes / 1e6,
-                     (double)bytes / dev.prop.l2CacheSize, block);
+    std::printf("n = %lld uint32 (%.1f MB per buffer, %.1fx the L2), block = %d\n", n, bytes / 1e6,
+                (double)bytes / dev.prop.l2CacheSize, block);
 
     std::vector<uint32_t> in = random_vector<uint32_t>(total, 0u, FILL - 1, 1);  // never FILL
     uint32_t* out = nullptr;  // pinned: 66 read-backs of a large buffer go at full PCIe speed
@@ -121,42 +123,48 @@ int main(int argc, char** argv) {
     verdict.check(bad.empty(), "copy_vec4 (uint4, grid-stride)" + (bad.empty() ? "" : " (" + bad + ")"));
 
     // Time. GB/s counts the useful bytes: each copied element is read once and written once.
-    double d2d = d2d_copy_gbps(n * sizeof(uint32_t), reps);
-    std::vector<double> off_gbps(MAX_SHIFT + 1), str_gbps(MAX_SHIFT + 1);
-    auto report = [&](const char* kind, int param, double ms, double useful_bytes) {
-        double bw = gbps(useful_bytes, ms);
-        if (csv) std::printf("%s,%d,%.4f,%.1f,%.1f\n", kind, param, ms, bw, 100 * bw / d2d);
-        return bw;
-    };
-    if (csv) std::printf("kind,param,ms,gbps,pct_d2d\nd2d,0,%.4f,%.1f,100.0\n", 2.0 * n * 4 / (d2d * 1e6), d2d);
-    double vec_ms = bench_ms(run_vec4, reps);
-    double vec = report("vec4", 0, vec_ms, 2.0 * n * 4);
+    // Every setting is one row (the CSV for plot.py); the screen gets the summary below.
+    table.param("n", n);
+    table.param("block", block);
+    table.baseline_d2d(n * sizeof(uint32_t));
+    table.add("copy_vec4", run_vec4, 2.0 * n * 4);
     for (int o = 0; o <= MAX_SHIFT; ++o)
-        off_gbps[o] = report("offset", o, bench_ms([&] { run_offset(o); }, reps), 2.0 * n * 4);
+        table.add("offset " + std::to_string(o), [&, o] { run_offset(o); }, 2.0 * n * 4).param("offset", o);
     for (int s = 1; s <= MAX_SHIFT; ++s)
-        str_gbps[s] = report("stride", s, bench_ms([&] { run_stride(s); }, reps), 2.0 * ((n + s - 1) / s) * 4);
+        table.add("stride " + std::to_string(s), [&, s] { run_stride(s); }, 2.0 * ((n + s - 1) / s) * 4)
+            .param("stride", s);
+    table.quiet();
+    table.run(verdict, reps);
 
-    if (!csv) {
-        std::printf("\ncudaMemcpy D2D (baseline)          %8.1f GB/s\n", d2d);
-        std::printf("copy_vec4 (fast path)              %8.1f GB/s  %5.1f%% of D2D  %5.1f%% of peak\n", vec,
-                    100 * vec / d2d, 100 * vec / dev.peak_gbps);
-        std::printf("copy_offset, offset 0 (simple)     %8.1f GB/s  %5.1f%% of D2D\n", off_gbps[0],
-                    100 * off_gbps[0] / d2d);
-        const int offs[] = {0, 1, 2, 4, 8, 16, 31, 32}, strs[] = {1, 2, 4, 8, 16, 32};
-        std::printf("\noffset (elements) ");
-        for (int o : offs) std::printf("%8d", o);
-        std::printf("\n  GB/s           ");
-        for (int o : offs) std::printf("%8.0f", off_gbps[o]);
-        std::printf("\nstride (elements) ");
-        for (int s : strs) std::printf("%8d", s);
-        std::printf("\n  GB/s (useful)  ");
-        for (int s : strs) std::printf("%8.0f", str_gbps[s]);
-        std::printf("\n\noffset 0 / offset 1:  %.2fx  (5 sectors per warp request instead of 4; L1/L2 absorb part)\n",
-                    off_gbps[0] / off_gbps[1]);
-        std::printf("stride 1 / stride 32: %.1fx  (each 4-byte word costs a whole 32-byte sector)\n",
-                    str_gbps[1] / str_gbps[32]);
-        std::printf("best kernel / cudaMemcpy D2D: %.1f%%\n", 100 * std::max(vec, off_gbps[0]) / d2d);
+    auto bw = [&](const std::string& name) {  // NaN when --only left it out
+        const Results::Version* v = table.find(name);
+        return v ? v->rate() : std::nan("");
+    };
+    double d2d = bw("cudaMemcpy D2D"), vec = bw("copy_vec4");
+    std::vector<double> off_gbps(MAX_SHIFT + 1), str_gbps(MAX_SHIFT + 1);
+    for (int i = 0; i <= MAX_SHIFT; ++i) {
+        off_gbps[i] = bw("offset " + std::to_string(i));
+        str_gbps[i] = bw("stride " + std::to_string(i));
     }
+    std::printf("\ncudaMemcpy D2D (baseline)          %8.1f GB/s\n", d2d);
+    std::printf("copy_vec4 (fast path)              %8.1f GB/s  %5.1f%% of D2D  %5.1f%% of peak\n", vec,
+                100 * vec / d2d, 100 * vec / dev.peak_gbps);
+    std::printf("copy_offset, offset 0 (simple)     %8.1f GB/s  %5.1f%% of D2D\n", off_gbps[0],
+                100 * off_gbps[0] / d2d);
+    const int offs[] = {0, 1, 2, 4, 8, 16, 31, 32}, strs[] = {1, 2, 4, 8, 16, 32};
+    std::printf("\noffset (elements) ");
+    for (int o : offs) std::printf("%8d", o);
+    std::printf("\n  GB/s           ");
+    for (int o : offs) std::printf("%8.0f", off_gbps[o]);
+    std::printf("\nstride (elements) ");
+    for (int s : strs) std::printf("%8d", s);
+    std::printf("\n  GB/s (useful)  ");
+    for (int s : strs) std::printf("%8.0f", str_gbps[s]);
+    std::printf("\n\noffset 0 / offset 1:  %.2fx  (5 sectors per warp request instead of 4; L1/L2 absorb part)\n",
+                off_gbps[0] / off_gbps[1]);
+    std::printf("stride 1 / stride 32: %.1fx  (each 4-byte word costs a whole 32-byte sector)\n",
+                str_gbps[1] / str_gbps[32]);
+    std::printf("best kernel / cudaMemcpy D2D: %.1f%%\n", 100 * std::max(vec, off_gbps[0]) / d2d);
 
     CHECK(cudaFree(d_in));
     CHECK(cudaFree(d_out));

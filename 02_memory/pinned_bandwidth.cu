@@ -10,16 +10,18 @@
 //         latency that dominate small transfers. Pinned memory skips the staging. Write-combined
 //         memory is not cached by the CPU and not snooped over PCIe: fine to write and to DMA
 //         from, very slow for the CPU to read.
-// Build:  make pinned_bandwidth  Run: ./pinned_bandwidth [--max-size=2^28] [--reps=10] [--csv]
+// Build:  make pinned_bandwidth  Run: ./pinned_bandwidth [--max-size=2^28] [--reps=10] [--csv=FILE]
 // Output: round-trip checks, a table of H2D and D2H GB/s per size and memory kind, the ratios
 //         the book and the guide talk about, the CPU read speed of WC vs cached pinned memory;
-//         --csv prints direction,memory,bytes,gbps rows for plot.py.
+//         --csv=FILE writes one row per direction, memory kind and size for plot.py.
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
 #include "common.cuh"
+#include "results.cuh"
 
 enum Kind { PAGEABLE, PINNED, REGISTERED, WRITE_COMBINED, KINDS };
 const char* kind_name[KINDS] = {"pageable", "pinned", "registered", "write-combined"};
@@ -43,12 +45,12 @@ int main(int argc, char** argv) {
     long long max_size = args.integer("max-size", 1LL << 28, 1024, 1LL << 32, "largest transfer in bytes");
     long long min_size = args.integer("min-size", 1024, 1, 1LL << 32, "smallest transfer in bytes");
     int reps = (int)args.integer("reps", 10, 1, 1000, "timed repetitions per size (median reported)");
-    bool csv = args.flag("csv", "print direction,memory,bytes,gbps rows for plot.py");
+    Results table(args, "pinned_bandwidth", Results::GBPS);
     args.parse_or_exit();
+    table.validate();
     min_size = std::min(min_size, max_size);
 
-    DeviceInfo dev = select_device(args.device(), !csv);
-    if (csv) std::printf("# GPU: %s\n", dev.prop.name);
+    select_device(args.device());
     size_t max_bytes = (size_t)max_size;
     std::vector<size_t> sizes;  // doubling from min_size, and max_size itself
     for (size_t s = (size_t)min_size; s <= max_bytes; s *= 2) sizes.push_back(s);
@@ -87,17 +89,22 @@ int main(int argc, char** argv) {
 
     // The shmoo. cudaMemcpy is what the book's bandwidthTest times; for pageable memory it
     // includes the driver's staging copy, which is the point.
-    std::vector<double> bw[2][KINDS];  // [direction][kind][size index]
-    if (csv) std::printf("direction,memory,bytes,gbps\n");
+    table.param("max_size", max_size);
+    for (int dir = 0; dir < 2; ++dir)
+        for (int k = 0; k < KINDS; ++k)
+            for (size_t s : sizes)
+                table.add(std::string(dir == 0 ? "H2D " : "D2H ") + kind_name[k] + " " + size_label(s), [&, dir, k, s] {
+                    if (dir == 0) CHECK(cudaMemcpy(d_buf, host[k], s, cudaMemcpyHostToDevice));
+                    else CHECK(cudaMemcpy(host[k], d_buf, s, cudaMemcpyDeviceToHost));
+                }, (double)s).param("direction", dir == 0 ? "H2D" : "D2H").param("memory", kind_name[k]).param("bytes", s);
+    table.quiet();  // 8 x sizes rows: the CSV has them all, the screen a summary
+    table.run(verdict, reps);
+    std::vector<double> bw[2][KINDS];  // [direction][kind][size index]; NaN where --only left it out
     for (int dir = 0; dir < 2; ++dir)
         for (int k = 0; k < KINDS; ++k)
             for (size_t s : sizes) {
-                double ms = bench_ms([&] {
-                    if (dir == 0) CHECK(cudaMemcpy(d_buf, host[k], s, cudaMemcpyHostToDevice));
-                    else CHECK(cudaMemcpy(host[k], d_buf, s, cudaMemcpyDeviceToHost));
-                }, reps);
-                bw[dir][k].push_back(gbps((double)s, ms));
-                if (csv) std::printf("%s,%s,%zu,%.3f\n", dir == 0 ? "H2D" : "D2H", kind_name[k], s, bw[dir][k].back());
+                auto* v = table.find(std::string(dir == 0 ? "H2D " : "D2H ") + kind_name[k] + " " + size_label(s));
+                bw[dir][k].push_back(v ? v->rate() : std::nan(""));
             }
 
     // CPU reads: cached pinned memory vs write-combined (uncached: every load goes over the bus).
@@ -110,40 +117,38 @@ int main(int argc, char** argv) {
     double wc_ms = t.stop_ms();
     verdict.check(sum_pinned == sum_wc, "CPU reads pinned == write-combined");
 
-    if (!csv) {
-        std::printf("\n%-9s %-35s %s\n", "", "H2D GB/s", "D2H GB/s");
-        std::printf("%-9s", "size");
+    std::printf("\n%-9s %-35s %s\n", "", "H2D GB/s", "D2H GB/s");
+    std::printf("%-9s", "size");
+    for (int dir = 0; dir < 2; ++dir)
+        std::printf(" %9s %7s %7s %7s  ", "pageable", "pinned", "regist.", "WC");
+    std::printf("\n");
+    for (size_t i = 0; i < sizes.size(); ++i) {
+        if (i % 2 && i + 1 != sizes.size()) continue;  // every 4x step, and the largest
+        std::printf("%-9s", size_label(sizes[i]).c_str());
         for (int dir = 0; dir < 2; ++dir)
-            std::printf(" %9s %7s %7s %7s  ", "pageable", "pinned", "regist.", "WC");
+            std::printf(" %9.2f %7.2f %7.2f %7.2f  ", bw[dir][PAGEABLE][i], bw[dir][PINNED][i],
+                        bw[dir][REGISTERED][i], bw[dir][WRITE_COMBINED][i]);
         std::printf("\n");
-        for (size_t i = 0; i < sizes.size(); ++i) {
-            if (i % 2 && i + 1 != sizes.size()) continue;  // every 4x step, and the largest
-            std::printf("%-9s", size_label(sizes[i]).c_str());
-            for (int dir = 0; dir < 2; ++dir)
-                std::printf(" %9.2f %7.2f %7.2f %7.2f  ", bw[dir][PAGEABLE][i], bw[dir][PINNED][i],
-                            bw[dir][REGISTERED][i], bw[dir][WRITE_COMBINED][i]);
-            std::printf("\n");
-        }
-        size_t last = sizes.size() - 1;
-        for (int dir = 0; dir < 2; ++dir) {
-            size_t best = 0;  // the size where pinned gains most over pageable
-            for (size_t i = 0; i < sizes.size(); ++i)
-                if (bw[dir][PINNED][i] / bw[dir][PAGEABLE][i] > bw[dir][PINNED][best] / bw[dir][PAGEABLE][best]) best = i;
-            std::printf("pinned / pageable %s: %.1fx at %s, %.1fx at %s, %.1fx at %s (largest gain)\n",
-                        dir == 0 ? "H2D" : "D2H", bw[dir][PINNED][0] / bw[dir][PAGEABLE][0],
-                        size_label(sizes[0]).c_str(), bw[dir][PINNED][last] / bw[dir][PAGEABLE][last],
-                        size_label(sizes[last]).c_str(), bw[dir][PINNED][best] / bw[dir][PAGEABLE][best],
-                        size_label(sizes[best]).c_str());
-        }
-        std::printf("write-combined / pinned H2D at %s: %.2fx (guide: up to 1.4x where PCIe snooping costs)\n",
-                    size_label(sizes[last]).c_str(), bw[0][WRITE_COMBINED][last] / bw[0][PINNED][last]);
-        // G 3.2.5.2: write-combined memory is not cached on the host, so CPU reads of it are slow.
-        // A virtual machine may map it as ordinary memory; then no difference shows.
-        double slow = wc_ms / pinned_ms;
-        std::printf("CPU read of %s: pinned %.2f GB/s, write-combined %.2f GB/s -> WC read time / pinned: %.2fx%s\n",
-                    size_label(read_bytes).c_str(), gbps(read_bytes, pinned_ms), gbps(read_bytes, wc_ms), slow,
-                    slow > 1.5 ? " (slow, as the guide says)" : " (guide: slow; not seen on this machine)");
     }
+    size_t last = sizes.size() - 1;
+    for (int dir = 0; dir < 2; ++dir) {
+        size_t best = 0;  // the size where pinned gains most over pageable
+        for (size_t i = 0; i < sizes.size(); ++i)
+            if (bw[dir][PINNED][i] / bw[dir][PAGEABLE][i] > bw[dir][PINNED][best] / bw[dir][PAGEABLE][best]) best = i;
+        std::printf("pinned / pageable %s: %.1fx at %s, %.1fx at %s, %.1fx at %s (largest gain)\n",
+                    dir == 0 ? "H2D" : "D2H", bw[dir][PINNED][0] / bw[dir][PAGEABLE][0],
+                    size_label(sizes[0]).c_str(), bw[dir][PINNED][last] / bw[dir][PAGEABLE][last],
+                    size_label(sizes[last]).c_str(), bw[dir][PINNED][best] / bw[dir][PAGEABLE][best],
+                    size_label(sizes[best]).c_str());
+    }
+    std::printf("write-combined / pinned H2D at %s: %.2fx (guide: up to 1.4x where PCIe snooping costs)\n",
+                size_label(sizes[last]).c_str(), bw[0][WRITE_COMBINED][last] / bw[0][PINNED][last]);
+    // G 3.2.5.2: write-combined memory is not cached on the host, so CPU reads of it are slow.
+    // A virtual machine may map it as ordinary memory; then no difference shows.
+    double slow = wc_ms / pinned_ms;
+    std::printf("CPU read of %s: pinned %.2f GB/s, write-combined %.2f GB/s -> WC read time / pinned: %.2fx%s\n",
+                size_label(read_bytes).c_str(), gbps(read_bytes, pinned_ms), gbps(read_bytes, wc_ms), slow,
+                slow > 1.5 ? " (slow, as the guide says)" : " (guide: slow; not seen on this machine)");
 
     CHECK(cudaFree(d_buf));
     CHECK(cudaFreeHost(host[PINNED]));

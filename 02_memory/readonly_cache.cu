@@ -18,9 +18,10 @@
 // Output: time and effective GB/s of the three kernels, speed-up over the plain version, then the
 //         manual's claim next to the measured gain ("no measurable difference" within 5%); PASSED.
 #include <cmath>
-#include <functional>
+#include <string>
 #include <vector>
 #include "common.cuh"
+#include "results.cuh"
 
 // Pseudo-random table index for gather j of output i: a 32-bit mix, then (u * t) >> 32 maps it
 // onto 0..t-1 without a division. Host and device compute the same value.
@@ -78,10 +79,11 @@ int main(int argc, char** argv) {
     int k = (int)args.integer("k", 16, 1, 256, "gathers per output");
     int block = (int)args.integer("block", 256, 32, 1024, "threads per block");
     int reps = (int)args.integer("reps", 20, 1, 1000, "timed repetitions (median reported)");
+    Results results(args, "readonly_cache", Results::GBPS);
     args.parse_or_exit();
+    results.validate();
 
-    DeviceInfo dev = select_device(args.device());
-    (void)dev;
+    select_device(args.device());
     std::printf("n = %lld outputs x %d gathers from a table of %lld floats (%.1f KB)\n", n, k, t, t * 4 / 1e3);
 
     std::vector<float> table = random_vector<float>(t, -1.f, 1.f, 1);
@@ -96,38 +98,38 @@ int main(int argc, char** argv) {
 
     long long grid = (n + block - 1) / block;
     unsigned ut = (unsigned)t;
-    struct Version { const char* name; std::function<void()> launch; };
-    Version versions[] = {
-        {"gather_plain (plain pointers)", [&] { gather_plain<<<grid, block>>>(d_table, d_out, n, k, ut); }},
-        {"gather_restrict (const __restrict__)", [&] { gather_restrict<<<grid, block>>>(d_table, d_out, n, k, ut); }},
-        {"gather_ldg (__ldg)", [&] { gather_ldg<<<grid, block>>>(d_table, d_out, n, k, ut); }},
-    };
-
-    Verdict verdict;
-    for (auto& v : versions) {
-        CHECK(cudaMemset(d_out, 0xff, out_bytes));  // NaN pattern: a skipped output cannot pass
-        v.launch();
-        CHECK_LAUNCH();
+    auto check = [&](Verdict& verdict, const std::string& name) {
         CHECK(cudaMemcpy(out.data(), d_out, out_bytes, cudaMemcpyDeviceToHost));
-        verdict.exact(v.name, ref.data(), out.data(), n);
-    }
+        verdict.exact(name, ref.data(), out.data(), n);
+    };
+    auto poison = [&] { CHECK(cudaMemset(d_out, 0xff, out_bytes)); };  // NaN pattern: a skipped output cannot pass
 
     // Bytes the kernel asks for: one float per gather plus the output. The table is small, so
     // most gathers hit a cache and the "effective" GB/s can exceed the DRAM bandwidth.
     double moved = (double)n * k * sizeof(float) + out_bytes;
-    std::printf("\n%-38s %9s %14s %10s\n", "kernel", "time", "effective", "vs plain");
-    double plain = 0, gain[3] = {1, 1, 1};
-    for (int v = 0; v < 3; ++v) {
-        double ms = bench_ms(versions[v].launch, reps);
-        if (plain == 0) plain = ms;
-        gain[v] = plain / ms;
-        std::printf("%-38s %6.3f ms %9.1f GB/s %9.2fx\n", versions[v].name, ms, gbps(moved, ms), gain[v]);
+    results.param("n", n);
+    results.param("table", t);
+    results.param("k", k);
+    results.add("gather_plain (plain pointers)", [&] { gather_plain<<<grid, block>>>(d_table, d_out, n, k, ut); }, moved,
+                check, poison);
+    results.add("gather_restrict (const __restrict__)",
+                [&] { gather_restrict<<<grid, block>>>(d_table, d_out, n, k, ut); }, moved, check, poison);
+    results.add("gather_ldg (__ldg)", [&] { gather_ldg<<<grid, block>>>(d_table, d_out, n, k, ut); }, moved, check,
+                poison);
+    results.speedup_over("gather_plain (plain pointers)");
+    Verdict verdict;
+    results.run(verdict, reps);
+    const Results::Version *plain = results.find("gather_plain (plain pointers)"),
+                           *restr = results.find("gather_restrict (const __restrict__)"),
+                           *ldg = results.find("gather_ldg (__ldg)");
+    if (plain && restr && ldg) {
+        double gain[3] = {1, plain->ms / restr->ms, plain->ms / ldg->ms};
+        // The claim is the manual's; the gain is whatever this GPU measured (5%: about run-to-run noise).
+        bool same = std::fabs(gain[1] - 1.0) <= 0.05 && std::fabs(gain[2] - 1.0) <= 0.05;
+        std::printf("guide/book: __ldg / const __restrict__ route loads through the read-only (texture) cache;\n"
+                    "since Volta that cache and L1 are one unit, so on this GPU the gain is %.2fx (const __restrict__) "
+                    "and %.2fx (__ldg)%s\n", gain[1], gain[2], same ? ": no measurable difference" : "");
     }
-    // The claim is the manual's; the gain is whatever this GPU measured (5%: about run-to-run noise).
-    bool same = std::fabs(gain[1] - 1.0) <= 0.05 && std::fabs(gain[2] - 1.0) <= 0.05;
-    std::printf("guide/book: __ldg / const __restrict__ route loads through the read-only (texture) cache;\n"
-                "since Volta that cache and L1 are one unit, so on this GPU the gain is %.2fx (const __restrict__) "
-                "and %.2fx (__ldg)%s\n", gain[1], gain[2], same ? ": no measurable difference" : "");
 
     CHECK(cudaFree(d_table));
     CHECK(cudaFree(d_out));

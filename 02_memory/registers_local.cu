@@ -16,10 +16,11 @@
 //         See the spills: nvcc -std=c++17 -O3 -arch=sm_90 -Xptxas -v -I../common -c -o /dev/null registers_local.cu
 //         and the local loads/stores: cuobjdump -sass registers_local | grep -E 'LDL|STL'
 // Output: per pair: time of the register and the local-memory version and their ratio; PASSED.
+#include <cmath>
 #include <cstdint>
-#include <functional>
 #include <vector>
 #include "common.cuh"
+#include "results.cuh"
 
 constexpr int S = 40;  // state words per thread: more than __maxnreg__(32) registers can hold
 constexpr int W = 16;  // window length for the dynamic-index pair
@@ -126,10 +127,11 @@ int main(int argc, char** argv) {
     int iters = (int)args.integer("iters", 8, 1, 100000, "loop iterations of the state kernels");
     int block = (int)args.integer("block", 256, 32, 1024, "threads per block");
     int reps = (int)args.integer("reps", 20, 1, 1000, "timed repetitions (median reported)");
+    Results table(args, "registers_local", Results::TIME_ONLY);
     args.parse_or_exit();
+    table.validate();
 
-    DeviceInfo dev = select_device(args.device());
-    (void)dev;
+    select_device(args.device());
     std::printf("n = %lld threads, %d state words x %d iterations, window %d\n", n, S, iters, W);
 
     // The window kernels read in[i .. i + W - 1]: W - 1 extra inputs keep the last threads in bounds.
@@ -147,40 +149,42 @@ int main(int argc, char** argv) {
     CHECK(cudaMemcpy(d_in, in.data(), in_bytes, cudaMemcpyHostToDevice));
 
     long long grid = (n + block - 1) / block;
-    struct Version { const char* name; const void* kernel; std::function<void()> launch; const uint32_t* ref; };
-    Version versions[] = {
-        {"state_in_registers", (const void*)state_in_registers,
-         [&] { state_in_registers<<<grid, block>>>(d_in, d_out, n, iters); }, ref_state.data()},
-        {"state_spilled", (const void*)state_spilled,
-         [&] { state_spilled<<<grid, block>>>(d_in, d_out, n, iters); }, ref_state.data()},
-        {"window_static_index", (const void*)window_static_index,
-         [&] { window_static_index<<<grid, block>>>(d_in, d_out, n); }, ref_window.data()},
-        {"window_dynamic_index", (const void*)window_dynamic_index,
-         [&] { window_dynamic_index<<<grid, block>>>(d_in, d_out, n); }, ref_window.data()},
-    };
-
+    struct Kernel { const char* name; const void* kernel; };  // for cudaFuncGetAttributes
+    const Kernel kernels[] = {{"state_in_registers", (const void*)state_in_registers},
+                              {"state_spilled", (const void*)state_spilled},
+                              {"window_static_index", (const void*)window_static_index},
+                              {"window_dynamic_index", (const void*)window_dynamic_index}};
     Verdict verdict;
     size_t local[4];
-    for (int k = 0; k < 4; ++k) local[k] = print_regs(versions[k].name, versions[k].kernel);
+    for (int k = 0; k < 4; ++k) local[k] = print_regs(kernels[k].name, kernels[k].kernel);
     verdict.check(local[0] == 0 && local[1] > 0 && local[2] == 0 && local[3] > 0,
                   "local memory only where expected");
-    for (auto& v : versions) {
-        CHECK(cudaMemset(d_out, 0xff, out_bytes));  // a thread that writes nothing cannot pass
-        v.launch();
-        CHECK_LAUNCH();
-        CHECK(cudaMemcpy(out.data(), d_out, out_bytes, cudaMemcpyDeviceToHost));
-        verdict.exact(v.name, v.ref, out.data(), n);
-    }
 
-    double ms[4];
-    std::printf("\n");
-    for (int k = 0; k < 4; ++k) {
-        ms[k] = bench_ms(versions[k].launch, reps);
-        std::printf("%-22s %9.3f ms\n", versions[k].name, ms[k]);
-    }
-    std::printf("spilled / in registers:        %.2fx\n", ms[1] / ms[0]);
+    auto check_against = [&](const std::vector<uint32_t>& expected) {
+        return [&](Verdict& v, const std::string& name) {
+            CHECK(cudaMemcpy(out.data(), d_out, out_bytes, cudaMemcpyDeviceToHost));
+            v.exact(name, expected.data(), out.data(), n);
+        };
+    };
+    auto poison = [&] { CHECK(cudaMemset(d_out, 0xff, out_bytes)); };  // a thread that writes nothing cannot pass
+    table.param("n", n);
+    table.param("iters", iters);
+    table.add("state_in_registers", [&] { state_in_registers<<<grid, block>>>(d_in, d_out, n, iters); }, 0,
+              check_against(ref_state), poison);
+    table.add("state_spilled", [&] { state_spilled<<<grid, block>>>(d_in, d_out, n, iters); }, 0,
+              check_against(ref_state), poison);
+    table.add("window_static_index", [&] { window_static_index<<<grid, block>>>(d_in, d_out, n); }, 0,
+              check_against(ref_window), poison);
+    table.add("window_dynamic_index", [&] { window_dynamic_index<<<grid, block>>>(d_in, d_out, n); }, 0,
+              check_against(ref_window), poison);
+    table.run(verdict, reps);
+    auto ms = [&](const char* name) {
+        const Results::Version* v = table.find(name);
+        return v ? v->ms : std::nan("");
+    };
+    std::printf("spilled / in registers:        %.2fx\n", ms("state_spilled") / ms("state_in_registers"));
     std::printf("dynamic index / static index:  %.2fx  (> 1: local memory costs LDL/STL per access)\n",
-                ms[3] / ms[2]);
+                ms("window_dynamic_index") / ms("window_static_index"));
 
     CHECK(cudaFree(d_in));
     CHECK(cudaFree(d_out));

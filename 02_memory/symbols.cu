@@ -11,8 +11,10 @@
 //         a warp reading 32 different addresses is served in 32 requests one after the other.
 // Build:  make symbols           Run: ./symbols [--n=2^20] [--iters=256] [--reps=20]
 // Output: the symbol checks, then the uniform and divergent kernel times and their ratio; PASSED.
+#include <string>
 #include <vector>
 #include "common.cuh"
+#include "results.cuh"
 
 const int CONST_N = 256;
 __constant__ float constData[CONST_N];  // the guide's names; 1 KB of the 64 KB constant space
@@ -60,7 +62,9 @@ int main(int argc, char** argv) {
     long long n = args.integer("n", 1LL << 20, 1, 1LL << 26, "threads (elements) of the constant-cache kernels");
     int iters = (int)args.integer("iters", 256, 1, 4096, "constant reads per thread");
     int reps = (int)args.integer("reps", 20, 1, 1000, "timed repetitions (median reported)");
+    Results table(args, "symbols", Results::TIME_ONLY);
     args.parse_or_exit();
+    table.validate();
 
     DeviceInfo dev = select_device(args.device());
     const int block = 256;
@@ -114,22 +118,26 @@ int main(int argc, char** argv) {
     CHECK(cudaMemcpy(d_in, in.data(), n * sizeof(float), cudaMemcpyHostToDevice));
     auto uniform = [&] { const_uniform<<<grid, block>>>(d_in, d_out, n, iters); };
     auto divergent = [&] { const_divergent<<<grid, block>>>(d_in, d_out, n, iters); };
-    struct Version { const char* name; bool divergent; };
-    for (Version v : {Version{"const_uniform vs CPU", false}, Version{"const_divergent vs CPU", true}}) {
-        CHECK(cudaMemset(d_out, 0xff, n * sizeof(float)));
-        if (v.divergent) divergent();
-        else uniform();
-        CHECK_LAUNCH();
+    auto check = [&](Verdict& verdict, const std::string& name) {
+        bool div = name.rfind("const_divergent", 0) == 0;
         CHECK(cudaMemcpy(out.data(), d_out, n * sizeof(float), cudaMemcpyDeviceToHost));
-        const_sum_cpu(data.data(), in.data(), ref.data(), n, iters, block, v.divergent);
-        verdict.exact(v.name, ref.data(), out.data(), n);
-    }
-    double u_ms = bench_ms(uniform, reps), d_ms = bench_ms(divergent, reps);
+        const_sum_cpu(data.data(), in.data(), ref.data(), n, iters, block, div);
+        verdict.exact(div ? "const_divergent vs CPU" : "const_uniform vs CPU", ref.data(), out.data(), n);
+    };
+    auto poison = [&] { CHECK(cudaMemset(d_out, 0xff, n * sizeof(float))); };
     double reads = (double)n * iters;  // constant reads per kernel
-    std::printf("\nconst_uniform   (1 address per warp)   %9.3f ms  %8.1f G reads/s\n", u_ms, reads / (u_ms * 1e6));
-    std::printf("const_divergent (32 addresses per warp) %8.3f ms  %8.1f G reads/s\n", d_ms, reads / (d_ms * 1e6));
-    std::printf("divergent / uniform: %.1fx slower (the guide: one request per distinct address, up to 32)\n",
-                d_ms / u_ms);
+    table.param("n", n);
+    table.param("iters", iters);
+    table.add("const_uniform   (1 address per warp)", uniform, reads, check, poison);
+    table.add("const_divergent (32 addresses per warp)", divergent, reads, check, poison);
+    table.column("G reads/s", "greads_per_s", [](const Results::Version& v) { return v.work / (v.ms * 1e6); }, "%.1f");
+    table.speedup_over("const_uniform   (1 address per warp)");
+    table.run(verdict, reps);
+    const Results::Version *u = table.find("const_uniform   (1 address per warp)"),
+                           *d = table.find("const_divergent (32 addresses per warp)");
+    if (u && d)
+        std::printf("divergent / uniform: %.1fx slower (the guide: one request per distinct address, up to 32)\n",
+                    d->ms / u->ms);
 
     CHECK(cudaFree(ptr));
     CHECK(cudaFree(d_in));

@@ -19,10 +19,11 @@
 //         speed-up over global atomics; then PASSED. Before sm_90: SKIPPED (exit 77).
 #include <cooperative_groups.h>
 #include <algorithm>
-#include <functional>
+#include <cmath>
 #include <string>
 #include <vector>
 #include "common.cuh"
+#include "results.cuh"
 
 namespace cg = cooperative_groups;
 
@@ -67,7 +68,9 @@ int main(int argc, char** argv) {
     long long n = args.integer("n", 1LL << 26, 1, 1LL << 30, "number of input elements");
     int nbins = (int)args.integer("bins", 32768, 1, 1 << 18, "number of histogram bins");
     int reps = (int)args.integer("reps", 20, 1, 1000, "timed repetitions (median reported)");
+    Results table(args, "cluster_dsmem", Results::GBPS);
     args.parse_or_exit();
+    table.validate();
 
     DeviceInfo dev = select_device(args.device());
     require_cc(dev, 9, 0, "thread block clusters");
@@ -92,18 +95,21 @@ int main(int argc, char** argv) {
 
     // One launch configuration per cluster size; the grid is as many clusters as fit on the GPU at
     // once (cudaOccupancyMaxActiveClusters), each walking the input grid-stride, so all are resident.
-    struct Version {
-        std::string name;
-        int csize = 0, clusters = 0;
-        size_t smem = 0;
-        std::function<void()> launch;
+    // Every version starts from zeroed bins (the kernels accumulate); while timing the bins keep
+    // accumulating: only the checked run is compared.
+    auto check = [&](Verdict& verdict, const std::string& name) {
+        CHECK(cudaMemcpy(got.data(), d_bins, nbins * sizeof(unsigned), cudaMemcpyDeviceToHost));
+        verdict.exact(name, ref.data(), got.data(), nbins);
     };
-    std::vector<Version> versions;
+    auto zero = [&] { CHECK(cudaMemset(d_bins, 0, nbins * sizeof(unsigned))); };
+    table.param("n", n);
+    table.param("bins", nbins);
     int grid_g = dev.prop.multiProcessorCount * (dev.prop.maxThreadsPerMultiProcessor / kBlock);
-    versions.push_back({"global atomics", 0, 0, 0, [&] { histogram_global<<<grid_g, kBlock>>>(d_data, n, d_bins); }});
+    table.add("global atomics", [&] { histogram_global<<<grid_g, kBlock>>>(d_data, n, d_bins); }, (double)bytes, check,
+              zero);
     std::vector<cudaLaunchConfig_t> cfgs(4);
     std::vector<cudaLaunchAttribute> attrs(4);
-    std::vector<int> per_block(4);
+    std::vector<int> per_block(4), ran_clusters(4);
     for (int k = 0; k < 4; ++k) {
         int csize = 1 << k;
         per_block[k] = (nbins + csize - 1) / csize;
@@ -128,34 +134,25 @@ int main(int argc, char** argv) {
             continue;
         }
         cfg.gridDim = dim3(clusters * csize);
-        versions.push_back({name, csize, clusters, smem, [&, k] {
-                                CHECK(cudaLaunchKernelEx(&cfgs[k], histogram_cluster, (const int*)d_data, n, d_bins,
-                                                         nbins, per_block[k]));
-                            }});
+        ran_clusters[k] = clusters;
+        table.add(name, [&, k] {
+            CHECK(cudaLaunchKernelEx(&cfgs[k], histogram_cluster, (const int*)d_data, n, d_bins, nbins, per_block[k]));
+        }, (double)bytes, check, zero).param("blocks", csize);
     }
-
+    // The launch shape of each cluster size as columns; "-" for global atomics.
+    auto shape = [&](const Results::Version& v, int what) {
+        for (int k = 0; k < 4; ++k)
+            if (ran_clusters[k] && v.row.size() && v.row[0].second == std::to_string(1 << k))
+                return what == 0 ? (double)(1 << k) : what == 1 ? per_block[k] * 4 / 1024.0 : (double)ran_clusters[k];
+        return std::nan("");
+    };
+    table.column("blocks", "blocks_per_cluster", [&](const Results::Version& v) { return shape(v, 0); }, "%.0f");
+    table.column("KB/block", "kb_per_block", [&](const Results::Version& v) { return shape(v, 1); }, "%.1f");
+    table.column("clusters", "clusters", [&](const Results::Version& v) { return shape(v, 2); }, "%.0f");
+    table.speedup_over("global atomics");
     Verdict verdict;
-    for (auto& v : versions) {
-        CHECK(cudaMemset(d_bins, 0, nbins * sizeof(unsigned)));  // the kernels accumulate into zeroed bins
-        v.launch();
-        CHECK_LAUNCH();
-        CHECK(cudaMemcpy(got.data(), d_bins, nbins * sizeof(unsigned), cudaMemcpyDeviceToHost));
-        verdict.exact(v.name, ref.data(), got.data(), nbins);
-    }
-
-    std::printf("\n%-28s %6s %8s %8s %9s %9s %9s\n", "version", "blocks", "KB/block", "clusters", "ms", "GB/s",
-                "vs global");
-    double ms_global = 0;
-    for (auto& v : versions) {
-        double ms = bench_ms(v.launch, reps);  // bins keep accumulating: only the first run was checked
-        if (v.csize == 0) {
-            ms_global = ms;
-            std::printf("%-28s %6s %8s %8s %9.3f %9.1f %9s\n", v.name.c_str(), "-", "-", "-", ms, gbps(bytes, ms), "1.00x");
-        } else
-            std::printf("%-28s %6d %8.1f %8d %9.3f %9.1f %8.2fx\n", v.name.c_str(), v.csize, v.smem / 1024.0, v.clusters,
-                        ms, gbps(bytes, ms), ms_global / ms);
-    }
-    int ran = (int)versions.size() - 1;
+    table.run(verdict, reps);
+    int ran = (int)table.versions().size() - 1;
     verdict.check(ran > 0, "at least one cluster size fits");
 
     CHECK(cudaFree(d_data));

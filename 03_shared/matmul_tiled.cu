@@ -13,7 +13,7 @@
 //         integer version, two thread layouts, timed with events). Sizes follow BLAS: C is M x N,
 //         the inner dimension is K (matmul_naive follows the notes and calls it n).
 // Build:  make matmul_tiled            (links -lcublas)
-// Run:    ./matmul_tiled [--m=4096 --n=4096 --k=4096] [--reps=10] [--csv]
+// Run:    ./matmul_tiled [--m=4096 --n=4096 --k=4096] [--reps=10] [--csv=FILE]
 //         any sizes work: --m=1000 --n=999 --k=3 (tiles past the edge are zero-filled, stores guarded)
 // Output: check lines (sampled rows against a double-precision CPU product, all of C against cuBLAS),
 //         a table (time, GFLOP/s, % of cuBLAS, x naive), PASSED.
@@ -25,6 +25,7 @@
 #include <vector>
 #include <cublas_v2.h>
 #include "common.cuh"
+#include "results.cuh"
 
 #define CHECK_CUBLAS(call)                                                                              \
     do {                                                                                                \
@@ -224,8 +225,9 @@ int main(int argc, char** argv) {
     int N = (int)args.integer("n", 4096, 1, 16384, "columns of B and C");
     int K = (int)args.integer("k", 4096, 1, 16384, "columns of A, rows of B");
     int reps = (int)args.integer("reps", 10, 1, 1000, "timed repetitions (median reported)");
-    bool csv = args.flag("csv", "print the table as CSV (for plot.py)");
+    Results table(args, "matmul_tiled", Results::GFLOPS);
     args.parse_or_exit();
+    table.validate();
 
     select_device(args.device());
     std::printf("C[%d x %d] = A[%d x %d] * B[%d x %d], fp32; %.1f GFLOP per product\n", M, N, M, K, K, N,
@@ -258,19 +260,6 @@ int main(int argc, char** argv) {
 
     dim3 b16(BLOCK_SIZE, BLOCK_SIZE), g16((N + BLOCK_SIZE - 1) / BLOCK_SIZE, (M + BLOCK_SIZE - 1) / BLOCK_SIZE);
     dim3 gbig((N + BN - 1) / BN, (M + BM - 1) / BM);
-    struct Version { const char* name; std::function<void()> launch; };
-    Version versions[] = {
-        {"naive MatMulKernel (G 3.2.4)", [&] { naive::MatMulKernel<<<g16, b16>>>(dA, dB, dC); }},
-        {"shared 16x16 MatMulKernel", [&] { shared::MatMulKernel<<<g16, b16>>>(dA, dB, dC); }},
-        {"register-blocked 128x128 (8x8)", [&] { sgemm_register_blocked<<<gbig, THREADS>>>(dA, dB, dC); }},
-        // cuBLAS is column-major. A row-major M x N matrix is a column-major N x M one (its
-        // transpose), and C^T = B^T * A^T: pass B first, with the sizes swapped. No copies.
-        {"cuBLAS SGEMM (FP32)", [&] {
-             CHECK_CUBLAS(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, dB.elements, dB.stride,
-                                      dA.elements, dA.stride, &zero, dC.elements, dC.stride));
-         }},
-    };
-    const int nv = 4, blas = 3;
 
     // Ground truth: a double-precision CPU product of sampled rows (all rows when the product is
     // small; at 4096^3 all of C would take minutes on one core) - 64 rows spread over every tile row
@@ -287,45 +276,49 @@ int main(int argc, char** argv) {
     // ~|C| ~ sqrt(K / 9) ~ 21 and fails by three orders of magnitude.
     double atol = std::pow((double)K, 1.5) * std::ldexp(1.0, -24);
 
-    Verdict verdict;
     std::vector<float> sampled(rows.size() * N), sampled_ref(rows.size() * N);
     for (size_t i = 0; i < sampled_ref.size(); ++i) sampled_ref[i] = (float)ref[i];
-    for (int order : {blas, 0, 1, 2}) {  // cuBLAS first: it is the full-size reference for the others
-        Version& v = versions[order];
-        CHECK(cudaMemset(dC.elements, 0xff, (size_t)dC.stride * M * sizeof(float)));  // NaN: unwritten fails
-        v.launch();
-        CHECK_LAUNCH();
-        std::vector<float>& out = order == blas ? c_blas : c;
+    const std::string blas_name = "cuBLAS SGEMM (FP32)";
+    // cuBLAS is checked first (it is the baseline row): the full-size reference for the others.
+    auto check = [&](Verdict& verdict, const std::string& name) {
+        bool blas = name == blas_name;
+        std::vector<float>& out = blas ? c_blas : c;
         CHECK(cudaMemcpy2D(out.data(), N * sizeof(float), dC.elements, dC.stride * sizeof(float), N * sizeof(float),
                            M, cudaMemcpyDeviceToHost));
         for (size_t r = 0; r < rows.size(); ++r)
             std::copy(out.begin() + (size_t)rows[r] * N, out.begin() + (size_t)(rows[r] + 1) * N, sampled.begin() + r * N);
-        std::string what = std::string(v.name).substr(0, 22);
+        std::string what = name.substr(0, 22);
         verdict.close(what + (nsample == M ? " vs CPU" : " vs CPU rows"), sampled_ref.data(), sampled.data(),
                       sampled.size(), atol, 0.0);
-        if (order != blas && nsample != M)
-            verdict.close(what + " vs cuBLAS", c_blas.data(), c.data(), c.size(), 2 * atol, 0.0);
-    }
+        if (!blas && nsample != M) verdict.close(what + " vs cuBLAS", c_blas.data(), c.data(), c.size(), 2 * atol, 0.0);
+    };
+    auto poison = [&] { CHECK(cudaMemset(dC.elements, 0xff, (size_t)dC.stride * M * sizeof(float))); };  // NaN
 
     double flop = 2.0 * M * N * K;
-    std::vector<double> ms(nv);
-    for (int i = 0; i < nv; ++i) ms[i] = bench_ms(versions[i].launch, reps, 1);
-    double blas_gf = flop / (ms[blas] * 1e6);
-    if (csv) std::printf("kernel,m,n,k,ms,gflops,pct_of_cublas\n");
-    else std::printf("\n%-32s %9s %10s %11s %8s\n", "kernel", "time ms", "GFLOP/s", "% of cuBLAS", "x naive");
-    for (int i = 0; i < nv; ++i) {
-        double gf = flop / (ms[i] * 1e6);
-        if (csv) std::printf("%s,%d,%d,%d,%.4f,%.1f,%.1f\n", versions[i].name, M, N, K, ms[i], gf, 100 * gf / blas_gf);
-        else std::printf("%-32s %9.3f %10.1f %10.1f%% %7.1fx\n", versions[i].name, ms[i], gf, 100 * gf / blas_gf,
-                         ms[0] / ms[i]);
-    }
-    if (!csv) {
-        // Global loads of A and B (before caches): naive 2MNK; a T x T tile divides them by T.
-        double naive_gb = 2.0 * M * N * K * 4 / 1e9;
-        std::printf("global reads of A+B: naive %.1f GB, 16x16 tiles %.1f GB (/16), 128x128 tiles %.2f GB (/128)\n",
-                    naive_gb, naive_gb / 16, naive_gb / 128);
-        std::printf("best own kernel / cuBLAS: %.1f%%\n", 100 * ms[blas] / ms[2]);
-    }
+    table.param("m", M);
+    table.param("n", N);
+    table.param("k", K);
+    // cuBLAS is column-major. A row-major M x N matrix is a column-major N x M one (its
+    // transpose), and C^T = B^T * A^T: pass B first, with the sizes swapped. No copies.
+    table.baseline(blas_name, [&] {
+        CHECK_CUBLAS(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, dB.elements, dB.stride, dA.elements,
+                                 dA.stride, &zero, dC.elements, dC.stride));
+    }, flop, check).prepare = poison;
+    table.add("naive MatMulKernel (G 3.2.4)", [&] { naive::MatMulKernel<<<g16, b16>>>(dA, dB, dC); }, flop, check,
+              poison);
+    table.add("shared 16x16 MatMulKernel", [&] { shared::MatMulKernel<<<g16, b16>>>(dA, dB, dC); }, flop, check, poison);
+    table.add("register-blocked 128x128 (8x8)", [&] { sgemm_register_blocked<<<gbig, THREADS>>>(dA, dB, dC); }, flop,
+              check, poison);
+    table.speedup_over("naive MatMulKernel (G 3.2.4)");
+    Verdict verdict;
+    table.run(verdict, reps, 1);
+
+    // Global loads of A and B (before caches): naive 2MNK; a T x T tile divides them by T.
+    double naive_gb = 2.0 * M * N * K * 4 / 1e9;
+    std::printf("global reads of A+B: naive %.1f GB, 16x16 tiles %.1f GB (/16), 128x128 tiles %.2f GB (/128)\n",
+                naive_gb, naive_gb / 16, naive_gb / 128);
+    const Results::Version *best = table.find("register-blocked 128x128 (8x8)"), *blas = table.base();
+    if (best && blas) std::printf("best own kernel / cuBLAS: %.1f%%\n", 100 * blas->ms / best->ms);
 
     CHECK_CUBLAS(cublasDestroy(handle));
     CHECK(cudaFree(dA.elements));

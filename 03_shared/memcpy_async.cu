@@ -19,9 +19,9 @@
 // Build:  make memcpy_async   Run: ./memcpy_async [--n=2^26] [--rounds=8] [--reps=20]
 // Output: the three checks, then ms, GB/s, % of cudaMemcpy D2D and the speed-up over version 2.
 #include <cuda/pipeline>
-#include <functional>
 #include <vector>
 #include "common.cuh"
+#include "results.cuh"
 
 constexpr int kTile = 1024;   // ints per tile (4 KB)
 constexpr int kBlock = 256;   // 4 elements per thread per tile
@@ -117,7 +117,9 @@ int main(int argc, char** argv) {
     long long n = args.integer("n", 1LL << 26, 1, 1LL << 30, "number of 32-bit elements");
     int rounds = (int)args.integer("rounds", 8, 0, 1000, "hash rounds per element (compute per byte)");
     int reps = (int)args.integer("reps", 20, 1, 1000, "timed repetitions (median reported)");
+    Results table(args, "memcpy_async", Results::GBPS);
     args.parse_or_exit();
+    table.validate();
 
     DeviceInfo dev = select_device(args.device());
     size_t bytes = n * sizeof(unsigned);
@@ -144,35 +146,25 @@ int main(int argc, char** argv) {
     CHECK(cudaMalloc(&d_out, bytes));
     CHECK(cudaMemcpy(d_in, in.data(), bytes, cudaMemcpyHostToDevice));
 
-    struct Version {
-        const char* name;
-        std::function<void()> launch;
-    };
-    Version versions[] = {
-        {"1 direct_global (no shared)", [&] { direct_global<<<g1, kBlock>>>(d_in, d_out, n, rounds); }},
-        {"2 sync_staging (ld/st, 2x sync)", [&] { sync_staging<<<g2, kBlock>>>(d_in, d_out, n, rounds); }},
-        {"3 async_pipeline (2 stages)", [&] { async_pipeline<<<g3, kBlock>>>(d_in, d_out, n, rounds); }},
-    };
-    Verdict verdict;
-    for (auto& v : versions) {
-        CHECK(cudaMemset(d_out, 0xff, bytes));
-        v.launch();
-        CHECK_LAUNCH();
+    auto check = [&](Verdict& verdict, const std::string& name) {
         CHECK(cudaMemcpy(out.data(), d_out, bytes, cudaMemcpyDeviceToHost));
-        verdict.exact(v.name, ref.data(), out.data(), n);
-    }
-
-    double copy = d2d_copy_gbps(bytes, reps);
-    std::printf("\n%-34s %9s %9s %9s %10s\n", "version", "ms", "GB/s", "% of D2D", "vs sync");
-    double ms_sync = 0;
-    for (int i = 0; i < 3; ++i) {
-        double ms = bench_ms(versions[i].launch, reps), bw = gbps(2.0 * bytes, ms);  // read + write
-        if (i == 1) ms_sync = ms;
-        char vs[16] = "-";
-        if (i >= 1) std::snprintf(vs, sizeof vs, "%.2fx", ms_sync / ms);
-        std::printf("%-34s %9.3f %9.1f %8.1f%% %10s\n", versions[i].name, ms, bw, 100 * bw / copy, vs);
-    }
-    std::printf("(vs sync > 1: the pipeline hides the tile loads behind the compute of the previous tile)\n");
+        verdict.exact(name, ref.data(), out.data(), n);
+    };
+    auto poison = [&] { CHECK(cudaMemset(d_out, 0xff, bytes)); };
+    double moved = 2.0 * bytes;  // read + write
+    table.param("n", n);
+    table.param("rounds", rounds);
+    table.baseline_d2d(bytes);
+    table.add("1 direct_global (no shared)", [&] { direct_global<<<g1, kBlock>>>(d_in, d_out, n, rounds); }, moved,
+              check, poison);
+    table.add("2 sync_staging (ld/st, 2x sync)", [&] { sync_staging<<<g2, kBlock>>>(d_in, d_out, n, rounds); }, moved,
+              check, poison);
+    table.add("3 async_pipeline (2 stages)", [&] { async_pipeline<<<g3, kBlock>>>(d_in, d_out, n, rounds); }, moved,
+              check, poison);
+    table.speedup_over("2 sync_staging (ld/st, 2x sync)");
+    Verdict verdict;
+    table.run(verdict, reps);
+    std::printf("(x sync_st > 1: the pipeline hides the tile loads behind the compute of the previous tile)\n");
 
     CHECK(cudaFree(d_in));
     CHECK(cudaFree(d_out));

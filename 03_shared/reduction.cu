@@ -17,9 +17,9 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
-#include <functional>
 #include <vector>
 #include "common.cuh"
+#include "results.cuh"
 
 constexpr int BLOCK = 256;
 
@@ -130,7 +130,9 @@ int main(int argc, char** argv) {
     Args args(argc, argv, "Sums integers four ways (shared-memory trees, warp shuffles, atomics).");
     long long n = args.integer("n", 1LL << 28, 1, 1LL << 30, "number of int32 elements");
     int reps = (int)args.integer("reps", 20, 1, 1000, "timed repetitions (median reported)");
+    Results table(args, "reduction", Results::GBPS);
     args.parse_or_exit();
+    table.validate();
 
     DeviceInfo dev = select_device(args.device());
     size_t bytes = n * sizeof(int);
@@ -165,42 +167,33 @@ int main(int argc, char** argv) {
     };
     int grid = dev.prop.multiProcessorCount * (2048 / BLOCK);  // one full wave of resident blocks
     grid = (int)std::min<long long>(grid, (n + 4LL * BLOCK - 1) / (4LL * BLOCK));  // small n: fewer blocks
-    struct Version { const char* name; std::function<void()> launch; };
-    Version versions[] = {
-        {"interleaved (multi-pass)", [&] { multi_pass(reduce_interleaved<int>, reduce_interleaved<long long>); }},
-        {"sequential addr. (multi-pass)", [&] { multi_pass(reduce_sequential<int>, reduce_sequential<long long>); }},
-        {"shuffle + int4 loads (2 passes)", [&] {
-             reduce_shuffle<<<grid, BLOCK>>>(d_x, d_p1, n);
-             reduce_partials<<<1, 1024>>>(d_p1, d_sum, grid);
-         }},
-        {"one pass, atomicAdd per block", [&] {
-             CHECK(cudaMemsetAsync(d_sum, 0, sizeof(long long)));  // part of the work: the sum starts at 0
-             reduce_atomic<<<grid, BLOCK>>>(d_x, reinterpret_cast<unsigned long long*>(d_sum), n);
-         }},
-    };
-
-    Verdict verdict;
-    for (auto& v : versions) {
-        CHECK(cudaMemset(d_sum, 0xff, sizeof(long long)));  // -1: a result never written cannot pass
-        v.launch();
-        CHECK_LAUNCH();
+    // Every version is checked before any is timed; the sum is set to -1 first, so a result never
+    // written cannot pass. Work: each int read once (the partials are < 0.5% more).
+    auto check = [&](Verdict& verdict, const std::string& name) {
         long long got = 0;
         CHECK(cudaMemcpy(&got, d_sum, sizeof got, cudaMemcpyDeviceToHost));
-        verdict.exact(v.name, &ref, &got, 1);
-    }
+        verdict.exact(name, &ref, &got, 1);
+    };
+    auto poison = [&] { CHECK(cudaMemset(d_sum, 0xff, sizeof(long long))); };
+    table.param("n", n);
+    table.baseline_d2d(bytes);
+    table.add("interleaved (multi-pass)", [&] { multi_pass(reduce_interleaved<int>, reduce_interleaved<long long>); },
+              (double)bytes, check, poison);
+    table.add("sequential addr. (multi-pass)",
+              [&] { multi_pass(reduce_sequential<int>, reduce_sequential<long long>); }, (double)bytes, check, poison);
+    table.add("shuffle + int4 loads (2 passes)", [&] {
+        reduce_shuffle<<<grid, BLOCK>>>(d_x, d_p1, n);
+        reduce_partials<<<1, 1024>>>(d_p1, d_sum, grid);
+    }, (double)bytes, check, poison);
+    table.add("one pass, atomicAdd per block", [&] {
+        CHECK(cudaMemsetAsync(d_sum, 0, sizeof(long long)));  // part of the work: the sum starts at 0
+        reduce_atomic<<<grid, BLOCK>>>(d_x, reinterpret_cast<unsigned long long*>(d_sum), n);
+    }, (double)bytes, check, poison);
     std::printf("sum = %lld (a 32-bit int accumulator would wrap to %d)\n", ref, (int)(uint32_t)(uint64_t)ref);
-
-    double copy = d2d_copy_gbps(bytes, reps);
-    std::printf("\n%-34s %9s %9s %9s\n%-34s %9.3f %9.1f %8.1f%%\n", "version", "time ms", "GB/s", "% of D2D",
-                "cudaMemcpy D2D (read+write)", 2.0 * bytes / (copy * 1e6), copy, 100.0);
-    double best = 0;
-    for (auto& v : versions) {
-        double ms = bench_ms(v.launch, reps);
-        double bw = gbps((double)bytes, ms);  // each int read once; the partials are < 0.5% more
-        best = std::max(best, bw);
-        std::printf("%-34s %9.3f %9.1f %8.1f%%\n", v.name, ms, bw, 100 * bw / copy);
-    }
-    std::printf("best / cudaMemcpy D2D: %.1f%%\n", 100 * best / copy);
+    Verdict verdict;
+    table.run(verdict, reps);
+    const Results::Version *best = table.best(), *d2d = table.base();
+    if (best && d2d) std::printf("best / cudaMemcpy D2D: %.1f%%\n", 100 * best->rate() / d2d->rate());
 
     CHECK(cudaFree(d_x));
     CHECK(cudaFree(d_p1));

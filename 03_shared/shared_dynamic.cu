@@ -17,9 +17,9 @@
 // Output: function attributes before/after the opt-in, the failed and the successful launch, each
 //         version's check, time and GB/s; then PASSED.
 #include <algorithm>
-#include <functional>
 #include <vector>
 #include "common.cuh"
+#include "results.cuh"
 
 constexpr int kStaticBlock = 256;  // the static version's array size = its block size
 
@@ -76,7 +76,9 @@ int main(int argc, char** argv) {
     int block = (int)args.integer("block", 512, 32, 1024, "threads per block of the dynamic version");
     int smem_kb = (int)args.integer("smem-kb", 64, 49, 1024, "KB of shared memory per block of version 3 (> 48)");
     int reps = (int)args.integer("reps", 20, 1, 1000, "timed repetitions (median reported)");
+    Results table(args, "shared_dynamic", Results::GBPS);
     args.parse_or_exit();
+    table.validate();
 
     DeviceInfo dev = select_device(args.device());
     size_t big = (size_t)smem_kb * 1024;
@@ -118,42 +120,37 @@ int main(int argc, char** argv) {
     CHECK(cudaFuncSetAttribute(reverse_large, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)big));
     print_attributes("(after opt-in):", (const void*)reverse_large);
 
-    struct Version {
-        const char* name;
-        long long seg;
-        std::function<void()> launch;
+    // Each version reverses segments of its own length (its block's share of shared memory).
+    auto check_segments = [&](long long seg_len) {
+        return [&, seg_len](Verdict& verdict, const std::string& name) {
+            CHECK(cudaMemcpy(out.data(), d_out, bytes, cudaMemcpyDeviceToHost));
+            reverse_segments_cpu(in.data(), ref.data(), n, seg_len);
+            verdict.exact(name, ref.data(), out.data(), n);
+        };
     };
+    auto poison = [&] { CHECK(cudaMemset(d_out, 0xff, bytes)); };  // -1 everywhere: an element left unwritten cannot pass
     long long grid1 = (n + kStaticBlock - 1) / kStaticBlock, grid2 = (n + block - 1) / block;
-    Version versions[] = {
-        {"1 static __shared__ int s[256]", kStaticBlock,
-         [&] { reverse_static<<<grid1, kStaticBlock>>>(d_in, d_out, n); }},
-        {"2 extern __shared__, block*4 B", block,
-         [&] { reverse_dynamic<<<grid2, block, block * sizeof(int)>>>(d_in, d_out, n); }},
-        {"3 extern __shared__, opted in", seg, [&] { reverse_large<<<grid3, block3, big>>>(d_in, d_out, n, seg); }},
-    };
-    for (auto& v : versions) {
-        CHECK(cudaMemset(d_out, 0xff, bytes));  // -1 everywhere: an element left unwritten cannot pass
-        v.launch();
-        CHECK_LAUNCH();
-        CHECK(cudaMemcpy(out.data(), d_out, bytes, cudaMemcpyDeviceToHost));
-        reverse_segments_cpu(in.data(), ref.data(), n, v.seg);
-        verdict.exact(v.name, ref.data(), out.data(), n);
-    }
-
-    double copy = d2d_copy_gbps(bytes, reps);
-    std::printf("\n%-32s %9s %9s %9s\n", "version (segment reversed)", "ms", "GB/s", "% of D2D");
-    double ms_of[3];
-    for (int k = 0; k < 3; ++k) {
-        auto& v = versions[k];
-        double ms = bench_ms(v.launch, reps), bw = gbps(2.0 * bytes, ms);  // read + write each int
-        ms_of[k] = ms;
-        std::printf("%-32s %9.3f %9.1f %8.1f%%\n", v.name, ms, bw, 100 * bw / copy);
-    }
+    double moved = 2.0 * bytes;  // read + write each int
+    table.param("n", n);
+    table.param("block", block);
+    table.param("smem_kb", smem_kb);
+    table.baseline_d2d(bytes);
+    table.add("1 static __shared__ int s[256]", [&] { reverse_static<<<grid1, kStaticBlock>>>(d_in, d_out, n); },
+              moved, check_segments(kStaticBlock), poison);
+    table.add("2 extern __shared__, block*4 B",
+              [&] { reverse_dynamic<<<grid2, block, block * sizeof(int)>>>(d_in, d_out, n); }, moved,
+              check_segments(block), poison);
+    table.add("3 extern __shared__, opted in", [&] { reverse_large<<<grid3, block3, big>>>(d_in, d_out, n, seg); },
+              moved, check_segments(seg), poison);
+    table.run(verdict, reps);
+    const Results::Version *st = table.find("1 static __shared__ int s[256]"),
+                           *dyn = table.find("2 extern __shared__, block*4 B");
     // Static and dynamic shared memory are the same hardware; what can differ is the code: with a
     // compile-time size the compiler knows the array bounds, with a run-time size it does not.
-    std::printf("dynamic (block %d) / static (block %d) time: %.2fx - the same shared memory; a gap comes\n"
-                "from the block size and the code (compile-time vs run-time array size), not the memory\n",
-                block, kStaticBlock, ms_of[1] / ms_of[0]);
+    if (st && dyn)
+        std::printf("dynamic (block %d) / static (block %d) time: %.2fx - the same shared memory; a gap comes\n"
+                    "from the block size and the code (compile-time vs run-time array size), not the memory\n",
+                    block, kStaticBlock, dyn->ms / st->ms);
 
     CHECK(cudaFree(d_in));
     CHECK(cudaFree(d_out));

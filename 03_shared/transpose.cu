@@ -15,13 +15,14 @@
 //         ./transpose --rows=3000 --cols=1001   any shape; sizes need not be multiples of the tile
 //         ./transpose --book                 the book's setup: 2048 x 2048, 32x32 thread blocks,
 //                                            one element per thread; the book's V100 times alongside
-//         ./transpose --csv                  CSV rows for plot.py
+//         ./transpose --csv=FILE             also write the table as CSV (plot.py reads it)
 // Output: one check line per variant, a table (time, GB/s, % of D2D, x naive), the best ratio, PASSED.
 #include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
 #include "common.cuh"
+#include "results.cuh"
 
 // Tile parameters (chosen on an H100; worth re-tuning on another GPU). A block of TILE x ROWS threads moves one
 // TILE x TILE tile, TILE / ROWS elements per thread: fewer, busier threads keep several loads in
@@ -95,31 +96,39 @@ __global__ void matrix_transpose_padded(const float* in, float* out, int rows, i
     transpose_via_shared<T, R, 1>(in, out, rows, cols);
 }
 
-struct Variant {
-    std::string name;
-    std::function<void()> launch;
-    bool transposes;     // false for the copy kernel (its output equals its input)
-    double book_us = 0;  // the book's V100 time for this kernel, if it gives one
-};
-
 // The five kernels at one tile configuration; the grid covers in (rows x cols) in T x T tiles,
-// rounded up: the bounds checks handle the ragged edge.
+// rounded up: the bounds checks handle the ragged edge. Every version is checked bit-exactly (a
+// transpose is a permutation) after its output is set to a NaN pattern: an element never written
+// cannot pass. The copy kernel's output must equal its input.
 template <int T, int R>
-void add_variants(std::vector<Variant>& v, const float* in, float* out, int rows, int cols, bool all) {
+void add_variants(Results& table, const float* in, float* out, int rows, int cols, bool all,
+                  const std::vector<float>& h_in, const std::vector<float>& ref, std::vector<float>& h_out) {
     dim3 block(T, R), grid((cols + T - 1) / T, (rows + T - 1) / T), grid_t((rows + T - 1) / T, (cols + T - 1) / T);
     std::string cfg = "[" + std::to_string(T) + "][" + std::to_string(T);
+    size_t n = (size_t)rows * cols, bytes = n * sizeof(float);
+    double moved = 2.0 * bytes;  // every element read once and written once
+    auto poison = [=] { CHECK(cudaMemset(out, 0xff, bytes)); };
+    auto check_against = [&, out, n, bytes](const std::vector<float>& expected) {
+        return [&expected, &h_out, out, n, bytes](Verdict& verdict, const std::string& name) {
+            CHECK(cudaMemcpy(h_out.data(), out, bytes, cudaMemcpyDeviceToHost));
+            verdict.exact(name, expected.data(), h_out.data(), n);
+        };
+    };
     if (all) {
-        v.push_back({"copy kernel (same tiling)", [=] { copy_tile<T, R><<<grid, block>>>(in, out, rows, cols); }, false});
-        v.push_back({"naive (read-coalesced)",
-                     [=] { matrix_transpose_naive<T, R><<<grid, block>>>(in, out, rows, cols); }, true, 60.0});
-        v.push_back({"write-coalesced", [=] {
-                         matrix_transpose_write_coalesced<T, R><<<grid_t, block>>>(in, out, rows, cols);
-                     }, true});
-        v.push_back({"shared tile " + cfg + "]",
-                     [=] { matrix_transpose_shared<T, R><<<grid, block>>>(in, out, rows, cols); }, true, 21.0});
+        table.add("copy kernel (same tiling)", [=] { copy_tile<T, R><<<grid, block>>>(in, out, rows, cols); }, moved,
+                  check_against(h_in), poison);
+        table.add("naive (read-coalesced)", [=] { matrix_transpose_naive<T, R><<<grid, block>>>(in, out, rows, cols); },
+                  moved, check_against(ref), poison);
+        table.add("write-coalesced", [=] {
+            matrix_transpose_write_coalesced<T, R><<<grid_t, block>>>(in, out, rows, cols);
+        }, moved, check_against(ref), poison);
+        table.add("shared tile " + cfg + "]", [=] {
+            matrix_transpose_shared<T, R><<<grid, block>>>(in, out, rows, cols);
+        }, moved, check_against(ref), poison);
     }
-    v.push_back({"padded tile " + cfg + "+1]",
-                 [=] { matrix_transpose_padded<T, R><<<grid, block>>>(in, out, rows, cols); }, true, all ? 13.0 : 0.0});
+    table.add("padded tile " + cfg + "+1]", [=] {
+        matrix_transpose_padded<T, R><<<grid, block>>>(in, out, rows, cols);
+    }, moved, check_against(ref), poison);
 }
 
 int main(int argc, char** argv) {
@@ -128,8 +137,9 @@ int main(int argc, char** argv) {
     int cols = (int)args.integer("cols", 8192, 1, 32768, "columns of the input matrix");
     int reps = (int)args.integer("reps", 20, 1, 1000, "timed repetitions (median reported)");
     bool book = args.flag("book", "the book's setup: 2048 x 2048, 32x32 blocks (overrides --rows/--cols)");
-    bool csv = args.flag("csv", "print the table as CSV (for plot.py)");
+    Results table(args, "transpose", Results::GBPS);
     args.parse_or_exit();
+    table.validate();
 
     DeviceInfo dev = select_device(args.device());
     // The book's code repository (02_memory_overview/04_matrix_transpose) transposes N x N ints
@@ -149,52 +159,33 @@ int main(int argc, char** argv) {
     CHECK(cudaMalloc(&d_out, bytes));
     CHECK(cudaMemcpy(d_in, in.data(), bytes, cudaMemcpyHostToDevice));
 
-    std::vector<Variant> versions;
-    if (book) add_variants<32, 32>(versions, d_in, d_out, rows, cols, true);  // exactly the book's launch shape
+    table.param("rows", rows);
+    table.param("cols", cols);
+    table.param("setup", book ? "book" : "default");
+    table.baseline_d2d(bytes);
+    if (book) add_variants<32, 32>(table, d_in, d_out, rows, cols, true, in, ref, out);  // the book's launch shape
     else {
-        add_variants<TILE, ROWS>(versions, d_in, d_out, rows, cols, true);
-        add_variants<BIG_TILE, BIG_ROWS>(versions, d_in, d_out, rows, cols, false);
+        add_variants<TILE, ROWS>(table, d_in, d_out, rows, cols, true, in, ref, out);
+        add_variants<BIG_TILE, BIG_ROWS>(table, d_in, d_out, rows, cols, false, in, ref, out);
     }
-
-    // Validate every version before timing any of them. A transpose is a permutation: bit-exact.
+    table.speedup_over("naive (read-coalesced)");
     Verdict verdict;
-    for (auto& v : versions) {
-        CHECK(cudaMemset(d_out, 0xff, bytes));  // NaN pattern: an element never written cannot pass
-        v.launch();
-        CHECK_LAUNCH();
-        CHECK(cudaMemcpy(out.data(), d_out, bytes, cudaMemcpyDeviceToHost));
-        verdict.exact(v.name, v.transposes ? ref.data() : in.data(), out.data(), n);
-    }
+    table.run(verdict, reps);
 
-    double moved = 2.0 * bytes;  // every element read once and written once
-    double copy = d2d_copy_gbps(bytes, reps);
-    std::vector<double> ms(versions.size());
-    for (size_t i = 0; i < versions.size(); ++i) ms[i] = bench_ms(versions[i].launch, reps);
-    double naive_ms = ms[1];
-
-    if (csv) std::printf("variant,rows,cols,us,gbps,pct_of_d2d\ncudaMemcpy D2D,%d,%d,%.3f,%.1f,100.0\n", rows, cols,
-                         1e3 * moved / (copy * 1e6), copy);
-    else std::printf("\n%-30s %10s %9s %9s %9s\n%-30s %10.1f %9.1f %8.1f%%\n", "variant", "time us", "GB/s",
-                     "% of D2D", "x naive", "cudaMemcpy D2D (baseline)", 1e3 * moved / (copy * 1e6), copy, 100.0);
-    size_t best = 1;
-    for (size_t i = 0; i < versions.size(); ++i) {
-        double bw = gbps(moved, ms[i]);
-        if (versions[i].transposes && bw > gbps(moved, ms[best])) best = i;
-        if (csv) std::printf("%s,%d,%d,%.3f,%.1f,%.1f\n", versions[i].name.c_str(), rows, cols, 1e3 * ms[i], bw,
-                             100 * bw / copy);
-        else if (versions[i].transposes)
-            std::printf("%-30s %10.1f %9.1f %8.1f%% %8.2fx\n", versions[i].name.c_str(), 1e3 * ms[i], bw,
-                        100 * bw / copy, naive_ms / ms[i]);
-        else std::printf("%-30s %10.1f %9.1f %8.1f%%\n", versions[i].name.c_str(), 1e3 * ms[i], bw, 100 * bw / copy);
-    }
-    if (!csv) {
-        std::printf("best transpose: %s = %.1f%% of cudaMemcpy D2D, %.1fx naive\n", versions[best].name.c_str(),
-                    100 * gbps(moved, ms[best]) / copy, naive_ms / ms[best]);
+    const Results::Version *best = nullptr, *d2d = table.base();
+    for (auto& v : table.versions())
+        if (v.ms > 0 && !v.baseline && v.name.rfind("copy", 0) != 0 && (!best || v.rate() > best->rate())) best = &v;
+    const Results::Version *naive = table.find("naive (read-coalesced)"), *shared = table.find("shared tile [32][32]"),
+                           *padded = table.find("padded tile [32][32+1]");
+    if (best && d2d && naive)
+        std::printf("best transpose: %s = %.1f%% of cudaMemcpy D2D, %.1fx naive\n", best->name.c_str(),
+                    100 * best->rate() / d2d->rate(), naive->ms / best->ms);
+    if (naive && shared && padded) {
         // The book's figures (V100 PCIe, 2048 x 2048): naive 60 us -> shared 21 us -> padded 13 us.
-        std::printf("book (V100): naive %.0f us -> shared %.0f us -> padded %.0f us = 1 : %.1fx : %.1fx\n",
-                    versions[1].book_us, versions[3].book_us, versions[4].book_us, 60.0 / 21, 60.0 / 13);
+        std::printf("book (V100): naive %.0f us -> shared %.0f us -> padded %.0f us = 1 : %.1fx : %.1fx\n", 60.0, 21.0,
+                    13.0, 60.0 / 21, 60.0 / 13);
         std::printf("here       : naive %.0f us -> shared %.0f us -> padded %.0f us = 1 : %.1fx : %.1fx%s\n",
-                    1e3 * ms[1], 1e3 * ms[3], 1e3 * ms[4], ms[1] / ms[3], ms[1] / ms[4],
+                    1e3 * naive->ms, 1e3 * shared->ms, 1e3 * padded->ms, naive->ms / shared->ms, naive->ms / padded->ms,
                     book ? "" : "  (--book for the book's size)");
     }
 

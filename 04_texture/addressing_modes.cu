@@ -48,8 +48,7 @@ int main(int argc, char** argv) {
     int n = (int)args.integer("n", 5, 1, 4096, "number of texels");
     args.parse_or_exit();
 
-    DeviceInfo dev = select_device(args.device());
-    (void)dev;
+    select_device(args.device());
     int first = -2 * n, count = 5 * n;  // texel coordinates [-2N, 3N)
     std::printf("N = %d texels, point filtering, samples at texel centres %d.5 .. %d.5\n", n, first, first + count - 1);
 

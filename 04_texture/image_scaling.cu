@@ -17,9 +17,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <functional>
 #include <vector>
 #include "common.cuh"
+#include "results.cuh"
 #include "image.h"
 
 // Output pixel (x, y) samples the source at its centre: ((x + 0.5) * inv_x, (y + 0.5) * inv_y) in texel
@@ -110,7 +110,9 @@ int main(int argc, char** argv) {
     double ratio = args.real("ratio", 2.0, 0.125, 8.0, "output size / input size");
     std::string out_prefix = args.text("out", "", "write PREFIX_input.png, PREFIX_point.png, PREFIX_bilinear.png");
     int reps = (int)args.integer("reps", 20, 1, 1000, "timed repetitions (median reported)");
+    Results table(args, "image_scaling", Results::GBPS);
     args.parse_or_exit();
+    table.validate();
 
     cv::Mat img = load_image(path, width, height, CV_8UC1);  // bad path: exit 2, before any CUDA call
     if (!img.isContinuous()) img = img.clone();
@@ -122,8 +124,7 @@ int main(int argc, char** argv) {
     }
     float inv_x = (float)in_w / out_w, inv_y = (float)in_h / out_h;  // exact fit, per axis
 
-    DeviceInfo dev = select_device(args.device());
-    (void)dev;
+    select_device(args.device());
     std::printf("input %d x %d (%s) -> output %d x %d (ratio %.3g), clamp addressing\n", in_w, in_h,
                 path.empty() ? "synthetic" : path.c_str(), out_w, out_h, ratio);
     size_t out_px = (size_t)out_w * out_h;
@@ -154,61 +155,71 @@ int main(int argc, char** argv) {
     dim3 threads(32, 8);
     dim3 blocks((out_w + threads.x - 1) / threads.x, (out_h + threads.y - 1) / threads.y);
 
-    struct Version { const char* name; std::function<void()> launch; const cv::Mat* ref; int tol; };
-    Version versions[] = {
-        {"scale_point (tex2D, point)", [&] { scale_point<<<blocks, threads>>>(d_out, out_w, out_h, inv_x, inv_y, tex_point); }, &ref_point, 0},
-        {"scale_bilinear (tex2D, linear)", [&] { scale_bilinear<<<blocks, threads>>>(d_out, out_w, out_h, inv_x, inv_y, tex_linear); }, &ref_bilinear, 2},
-        {"scale_bilinear_global (by hand)", [&] { scale_bilinear_global<<<blocks, threads>>>(d_out, out_w, out_h, inv_x, inv_y, d_in, in_w, in_h); }, &ref_bilinear, 2},
+    cv::Mat got_point(out_h, out_w, CV_8UC1), got_bilinear(out_h, out_w, CV_8UC1);
+    auto copy_back = [&](cv::Mat& got) { CHECK(cudaMemcpy(got.data, d_out, out_px, cudaMemcpyDeviceToHost)); };
+    auto check_point = [&](Verdict& verdict, const std::string& name) {
+        copy_back(got_point);
+        const unsigned char* g = got_point.data;
+        cv::Mat expect = ref_point.clone();
+        // Nearest texel: a source coordinate within 1/256 below a texel edge may be rounded up to the
+        // edge by the texture unit's fixed-point address; there either neighbour is accepted.
+        for (int y = 0; y < out_h; ++y)
+            for (int x = 0; x < out_w; ++x) {
+                float sx = src_coord(x, inv_x), sy = src_coord(y, inv_y);
+                bool near_x = std::ceil(sx) - sx < 1.f / 256, near_y = std::ceil(sy) - sy < 1.f / 256;
+                if (!near_x && !near_y) continue;
+                unsigned char alt = point_cpu(img, near_x ? std::ceil(sx) : sx, near_y ? std::ceil(sy) : sy);
+                if (g[(size_t)y * out_w + x] == alt) expect.at<unsigned char>(y, x) = alt;
+            }
+        verdict.exact(name, expect.data, g, out_px);
     };
-    Verdict verdict;
-    cv::Mat got[3];
-    for (int k = 0; k < 3; ++k) {
-        got[k].create(out_h, out_w, CV_8UC1);
-        CHECK(cudaMemset(d_out, 0x5a, out_px));  // a kernel that skips pixels leaves 0x5a: most of them mismatch
-        versions[k].launch();
-        CHECK_LAUNCH();
-        CHECK(cudaMemcpy(got[k].data, d_out, out_px, cudaMemcpyDeviceToHost));
-        const unsigned char* g = got[k].data;
-        cv::Mat expect = versions[k].ref->clone();
-        if (k == 0) {
-            // Nearest texel: a source coordinate within 1/256 below a texel edge may be rounded up to the
-            // edge by the texture unit's fixed-point address; there either neighbour is accepted.
-            for (int y = 0; y < out_h; ++y)
-                for (int x = 0; x < out_w; ++x) {
-                    float sx = src_coord(x, inv_x), sy = src_coord(y, inv_y);
-                    bool near_x = std::ceil(sx) - sx < 1.f / 256, near_y = std::ceil(sy) - sy < 1.f / 256;
-                    if (!near_x && !near_y) continue;
-                    unsigned char alt = point_cpu(img, near_x ? std::ceil(sx) : sx, near_y ? std::ceil(sy) : sy);
-                    if (g[(size_t)y * out_w + x] == alt) expect.at<unsigned char>(y, x) = alt;
-                }
-            verdict.exact(versions[k].name, expect.data, g, out_px);
-        } else {
-            // 9-bit weights: a weight one 1/256 step away moves the value by < 1 level per axis; plus the
-            // final rounding. The hand-written version uses exact weights, which differ by up to 1/512.
-            verdict.close(versions[k].name, expect.data, g, out_px, versions[k].tol, 0.0);
-        }
-    }
-    cv::Mat cv_lin;
-    cv::resize(img, cv_lin, cv::Size(out_w, out_h), 0, 0, cv::INTER_LINEAR);
-    double cv_diff = cv::norm(cv_lin, got[1], cv::NORM_INF);
-    std::printf("  (info) max |texture bilinear - cv::resize INTER_LINEAR| = %.0f levels\n", cv_diff);
-
-    if (!out_prefix.empty()) {
-        bool ok = save_image(out_prefix + "_input.png", img) && save_image(out_prefix + "_point.png", got[0]) &&
-                  save_image(out_prefix + "_bilinear.png", got[1]);
-        verdict.check(ok, "PNG files written");
-    }
+    // 9-bit weights: a weight one 1/256 step away moves the value by < 1 level per axis; plus the
+    // final rounding. The hand-written version uses exact weights, which differ by up to 1/512.
+    auto check_bilinear = [&](cv::Mat& got) {
+        return [&](Verdict& verdict, const std::string& name) {
+            copy_back(got);
+            verdict.close(name, ref_bilinear.data, got.data, out_px, 2, 0.0);
+        };
+    };
+    cv::Mat got_hand(out_h, out_w, CV_8UC1);
+    auto poison = [&] { CHECK(cudaMemset(d_out, 0x5a, out_px)); };  // a kernel that skips pixels leaves 0x5a: most mismatch
 
     double bytes = (double)out_px;  // written; reads mostly hit in cache (each texel is used ~ratio^2 times)
-    std::printf("\nCPU bilinear (1 thread)              %9.3f ms\n", cpu_ms);
-    double ms[3];
-    for (int k = 0; k < 3; ++k) {
-        ms[k] = bench_ms(versions[k].launch, reps);
-        std::printf("%-36s %9.3f ms %8.2f Gpixel/s %7.1f GB/s written %6.0fx CPU\n", versions[k].name, ms[k],
-                    out_px / (ms[k] * 1e6), gbps(bytes, ms[k]), cpu_ms / ms[k]);
+    table.param("width", in_w);
+    table.param("height", in_h);
+    table.param("ratio", ratio);
+    table.add("scale_point (tex2D, point)",
+              [&] { scale_point<<<blocks, threads>>>(d_out, out_w, out_h, inv_x, inv_y, tex_point); }, bytes,
+              check_point, poison);
+    table.add("scale_bilinear (tex2D, linear)",
+              [&] { scale_bilinear<<<blocks, threads>>>(d_out, out_w, out_h, inv_x, inv_y, tex_linear); }, bytes,
+              check_bilinear(got_bilinear), poison);
+    table.add("scale_bilinear_global (by hand)", [&] {
+        scale_bilinear_global<<<blocks, threads>>>(d_out, out_w, out_h, inv_x, inv_y, d_in, in_w, in_h);
+    }, bytes, check_bilinear(got_hand), poison);
+    table.column("Gpixel/s", "gpixel_per_s", [&](const Results::Version& v) { return out_px / (v.ms * 1e6); }, "%.2f");
+    table.column("x CPU", "x_cpu", [&](const Results::Version& v) { return cpu_ms / v.ms; }, "%.0fx");
+    std::printf("CPU bilinear (1 thread): %.3f ms; GB/s counts the bytes written\n", cpu_ms);
+    Verdict verdict;
+    table.run(verdict, reps);
+
+    if (table.find("scale_bilinear (tex2D, linear)")) {
+        cv::Mat cv_lin;
+        cv::resize(img, cv_lin, cv::Size(out_w, out_h), 0, 0, cv::INTER_LINEAR);
+        double cv_diff = cv::norm(cv_lin, got_bilinear, cv::NORM_INF);
+        std::printf("  (info) max |texture bilinear - cv::resize INTER_LINEAR| = %.0f levels\n", cv_diff);
     }
-    std::printf("hardware bilinear / point time: %.2fx   hand bilinear / hardware bilinear: %.2fx\n", ms[1] / ms[0],
-                ms[2] / ms[1]);
+    if (!out_prefix.empty()) {
+        bool ok = save_image(out_prefix + "_input.png", img) && save_image(out_prefix + "_point.png", got_point) &&
+                  save_image(out_prefix + "_bilinear.png", got_bilinear);
+        verdict.check(ok, "PNG files written");
+    }
+    const Results::Version *pt = table.find("scale_point (tex2D, point)"),
+                           *hw = table.find("scale_bilinear (tex2D, linear)"),
+                           *hand = table.find("scale_bilinear_global (by hand)");
+    if (pt && hw && hand)
+        std::printf("hardware bilinear / point time: %.2fx   hand bilinear / hardware bilinear: %.2fx\n",
+                    hw->ms / pt->ms, hand->ms / hw->ms);
 
     CHECK(cudaDestroyTextureObject(tex_point));
     CHECK(cudaDestroyTextureObject(tex_linear));

@@ -13,9 +13,9 @@
 // Build:  make negate_array        Run: ./negate_array [--n=2^26] [--reps=20]
 // Output: per version: time, GB/s, % of cudaMemcpy D2D; then PASSED.
 #include <cstring>
-#include <functional>
 #include <vector>
 #include "common.cuh"
+#include "results.cuh"
 
 // CPU reference.
 void negate_cpu(const float* in, float* out, long long n) {
@@ -40,7 +40,9 @@ int main(int argc, char** argv) {
     long long n = args.integer("n", 1LL << 26, 1, 1LL << 27, "number of floats (texture on linear memory: <= 2^27)");
     int block = (int)args.integer("block", 256, 32, 1024, "threads per block");
     int reps = (int)args.integer("reps", 20, 1, 1000, "timed repetitions (median reported)");
+    Results table(args, "negate_array", Results::GBPS);
     args.parse_or_exit();
+    table.validate();
 
     DeviceInfo dev = select_device(args.device());
     // tex1Dfetch addresses at most this many elements of linear memory (2^27 on current GPUs).
@@ -74,29 +76,25 @@ int main(int argc, char** argv) {
     auto v1 = [&] { negate_texture<<<grid, block>>>(n, d_a, tex); };
     auto v2 = [&] { negate_global<<<grid, block>>>(n, d_a); };
 
-    // Validate every version before timing: each starts from the original data in the buffer.
-    Verdict verdict;
-    struct Version { const char* name; std::function<void()> launch; };
-    Version versions[] = {{"negate_texture (tex1Dfetch, in place)", v1}, {"negate_global (ld.global, in place)", v2}};
-    for (auto& v : versions) {
-        CHECK(cudaMemcpy(d_a, data.data(), bytes, cudaMemcpyHostToDevice));
-        v.launch();
-        CHECK_LAUNCH();
-        CHECK(cudaMemcpy(out.data(), d_a, bytes, cudaMemcpyDeviceToHost));
-        verdict.exact(v.name, ref.data(), out.data(), n);
-    }
-
+    // Every version is checked before timing, each starting from the original data in the buffer.
     // Timing: every run negates again (the sign flips each time); the traffic is the same.
-    double copy = d2d_copy_gbps(bytes, reps);
+    auto check = [&](Verdict& verdict, const std::string& name) {
+        CHECK(cudaMemcpy(out.data(), d_a, bytes, cudaMemcpyDeviceToHost));
+        verdict.exact(name, ref.data(), out.data(), n);
+    };
+    auto restore = [&] { CHECK(cudaMemcpy(d_a, data.data(), bytes, cudaMemcpyHostToDevice)); };
     double moved = 2.0 * bytes;  // read a, write a
-    std::printf("\ncudaMemcpy D2D (baseline)                %9.3f ms %8.1f GB/s\n", 2.0 * bytes / (copy * 1e6), copy);
-    double ms[2];
-    for (int k = 0; k < 2; ++k) {
-        ms[k] = bench_ms(versions[k].launch, reps);
-        double bw = gbps(moved, ms[k]);
-        std::printf("%-40s %9.3f ms %8.1f GB/s  %5.1f%% of D2D\n", versions[k].name, ms[k], bw, 100 * bw / copy);
-    }
-    std::printf("texture / global time: %.2fx (each element is read once: no reuse for a cache)\n", ms[0] / ms[1]);
+    table.param("n", n);
+    table.param("block", block);
+    table.baseline_d2d(bytes);
+    table.add("negate_texture (tex1Dfetch, in place)", v1, moved, check, restore);
+    table.add("negate_global (ld.global, in place)", v2, moved, check, restore);
+    Verdict verdict;
+    table.run(verdict, reps);
+    const Results::Version *t = table.find("negate_texture (tex1Dfetch, in place)"),
+                           *g = table.find("negate_global (ld.global, in place)");
+    if (t && g)
+        std::printf("texture / global time: %.2fx (each element is read once: no reuse for a cache)\n", t->ms / g->ms);
 
     CHECK(cudaDestroyTextureObject(tex));  // replaces cudaUnbindTexture(texRef)
     CHECK(cudaFree(d_a));

@@ -119,8 +119,7 @@ int main(int argc, char** argv) {
     int n = (int)args.integer("n", 1 << 16, 1, 1 << 24, "number of random half values to fetch");
     args.parse_or_exit();
 
-    DeviceInfo dev = select_device(args.device());
-    (void)dev;
+    select_device(args.device());
     Verdict verdict;
     std::printf("%-7s %-16s  value -> fetched\n", "texel", "read mode");
 

@@ -56,8 +56,7 @@ int main(int argc, char** argv) {
     int n = (int)args.integer("n", 10, 1, 4096, "number of texels (the article uses 10)");
     args.parse_or_exit();
 
-    DeviceInfo dev = select_device(args.device());
-    (void)dev;
+    select_device(args.device());
     const int threads = 256;  // the article's NUM_THREADS
     int blocks = (n + threads - 1) / threads;
 

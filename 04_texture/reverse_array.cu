@@ -11,9 +11,9 @@
 // Build:  make reverse_array        Run: ./reverse_array [--n=2^26] [--block=256] [--reps=20]
 // Output: per version: time, GB/s, % of cudaMemcpy D2D; the texture/global ratio; PASSED.
 #include <cstring>
-#include <functional>
 #include <vector>
 #include "common.cuh"
+#include "results.cuh"
 
 // CPU reference.
 void reverse_cpu(const int* in, int* out, long long n) {
@@ -40,7 +40,9 @@ int main(int argc, char** argv) {
     long long n = args.integer("n", 1LL << 26, 1, 1LL << 27, "number of ints (texture on linear memory: <= 2^27)");
     int block = (int)args.integer("block", 256, 32, 1024, "threads per block (the article's numThreadsPerBlock)");
     int reps = (int)args.integer("reps", 20, 1, 1000, "timed repetitions (median reported)");
+    Results table(args, "reverse_array", Results::GBPS);
     args.parse_or_exit();
+    table.validate();
 
     DeviceInfo dev = select_device(args.device());
     cudaChannelFormatDesc ch = cudaCreateChannelDesc<int>();
@@ -76,27 +78,22 @@ int main(int argc, char** argv) {
     auto v1 = [&] { reverseArrayBlock<<<grid, block>>>(d_b, d_a, n); };
     auto v2 = [&] { reverseArrayTexture<<<grid, block>>>(d_b, tex, n); };
 
-    Verdict verdict;
-    struct Version { const char* name; std::function<void()> launch; };
-    Version versions[] = {{"reverseArrayBlock (global load)", v1}, {"reverseArrayTexture (tex1Dfetch)", v2}};
-    for (auto& v : versions) {
-        CHECK(cudaMemset(d_b, 0xff, bytes));  // -1 everywhere: an element nobody wrote cannot pass
-        v.launch();
-        CHECK_LAUNCH();  // the article's cudaThreadSynchronize() no longer exists; the memcpy below waits
-        CHECK(cudaMemcpy(out.data(), d_b, bytes, cudaMemcpyDeviceToHost));
-        verdict.exact(v.name, ref.data(), out.data(), n);
-    }
-
-    double copy = d2d_copy_gbps(bytes, reps);
+    auto check = [&](Verdict& verdict, const std::string& name) {
+        CHECK(cudaMemcpy(out.data(), d_b, bytes, cudaMemcpyDeviceToHost));  // waits for the kernel (the article's
+        verdict.exact(name, ref.data(), out.data(), n);                      // cudaThreadSynchronize() is gone)
+    };
+    auto poison = [&] { CHECK(cudaMemset(d_b, 0xff, bytes)); };  // -1 everywhere: an element nobody wrote cannot pass
     double moved = 2.0 * bytes;  // read d_a, write d_b
-    std::printf("\ncudaMemcpy D2D (baseline)                %9.3f ms %8.1f GB/s\n", 2.0 * bytes / (copy * 1e6), copy);
-    double ms[2];
-    for (int k = 0; k < 2; ++k) {
-        ms[k] = bench_ms(versions[k].launch, reps);
-        double bw = gbps(moved, ms[k]);
-        std::printf("%-40s %9.3f ms %8.1f GB/s  %5.1f%% of D2D\n", versions[k].name, ms[k], bw, 100 * bw / copy);
-    }
-    std::printf("texture / global time: %.2fx\n", ms[1] / ms[0]);
+    table.param("n", n);
+    table.param("block", block);
+    table.baseline_d2d(bytes);
+    table.add("reverseArrayBlock (global load)", v1, moved, check, poison);
+    table.add("reverseArrayTexture (tex1Dfetch)", v2, moved, check, poison);
+    Verdict verdict;
+    table.run(verdict, reps);
+    const Results::Version *g = table.find("reverseArrayBlock (global load)"),
+                           *t = table.find("reverseArrayTexture (tex1Dfetch)");
+    if (t && g) std::printf("texture / global time: %.2fx\n", t->ms / g->ms);
 
     CHECK(cudaDestroyTextureObject(tex));  // replaces cudaUnbindTexture(tex_d_a)
     CHECK(cudaFree(d_a));

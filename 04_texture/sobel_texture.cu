@@ -19,9 +19,9 @@
 //         pixel), ratio to the global-memory version; PASSED.
 #include <algorithm>
 #include <cstdlib>
-#include <functional>
 #include <vector>
 #include "common.cuh"
+#include "results.cuh"
 #include "image.h"
 
 constexpr int BX = 32, BY = 8;  // block = one shared tile's interior
@@ -94,7 +94,9 @@ int main(int argc, char** argv) {
     std::string image = args.text("image", "", "grayscale input image (default: synthetic)");
     std::string out_path = args.text("out", "", "write the texture version's edges to this PNG");
     int reps = (int)args.integer("reps", 20, 1, 1000, "timed repetitions (median reported)");
+    Results table(args, "sobel_texture", Results::GBPS);
     args.parse_or_exit();
+    table.validate();
 
     cv::Mat img;
     if (!image.empty()) img = load_image(image, 0, 0, CV_8UC1);  // a bad path exits 2 before any CUDA call
@@ -131,39 +133,34 @@ int main(int argc, char** argv) {
     CHECK(cudaCreateTextureObject(&tex, &res, &td, nullptr));
 
     dim3 block(BX, BY), grid((w + BX - 1) / BX, (h + BY - 1) / BY);
-    struct Version { const char* name; std::function<void()> launch; };
-    Version versions[] = {
-        {"sobel_global_kernel", [&] { sobel_global_kernel<<<grid, block>>>(d_in, d_out, w, h); }},
-        {"sobel_texture_kernel (clamp)", [&] { sobel_texture_kernel<<<grid, block>>>(tex, d_out, w, h); }},
-        {"sobel_shared_kernel (tile+halo)", [&] { sobel_shared_kernel<<<grid, block>>>(d_in, d_out, w, h); }},
-    };
-
-    // Validate every version first; the first version's output is also compared with the others.
-    Verdict verdict;
+    // Every version is checked first (in this order); the first version's output is also compared
+    // with the others. A skipped pixel keeps 0xff and fails unless the edge is 255.
     std::vector<unsigned char> first(n);
-    for (int v = 0; v < 3; ++v) {
-        CHECK(cudaMemset(d_out, 0xff, n));  // a skipped pixel keeps 0xff and fails unless the edge is 255
-        versions[v].launch();
-        CHECK_LAUNCH();
+    bool have_first = false;
+    auto check = [&](Verdict& verdict, const std::string& name) {
         CHECK(cudaMemcpy(out.data(), d_out, n, cudaMemcpyDeviceToHost));
-        verdict.exact(std::string(versions[v].name) + " vs CPU", ref.data(), out.data(), n);
-        if (v == 0) first = out;
-        else verdict.exact(std::string(versions[v].name) + " vs global", first.data(), out.data(), n);
-        if (v == 1 && !out_path.empty()) save_image(out_path, cv::Mat(h, w, CV_8UC1, out.data()));
-    }
-
-    double copy = d2d_copy_gbps(n, reps);
+        verdict.exact(name + " vs CPU", ref.data(), out.data(), n);
+        if (!have_first) first = out, have_first = true;
+        else verdict.exact(name + " vs global", first.data(), out.data(), n);
+        if (name.rfind("sobel_texture_kernel", 0) == 0 && !out_path.empty())
+            save_image(out_path, cv::Mat(h, w, CV_8UC1, out.data()));
+    };
+    auto poison = [&] { CHECK(cudaMemset(d_out, 0xff, n)); };
     double moved = 2.0 * n;  // each pixel: 1 byte read (once, ideally) + 1 byte written
-    std::printf("\nCPU (1 thread)                    %9.3f ms\n", cpu_ms);
-    std::printf("cudaMemcpy D2D (baseline)                      %8.1f GB/s\n", copy);
-    double base = 0;
-    for (auto& v : versions) {
-        double ms = bench_ms(v.launch, reps);
-        if (base == 0) base = ms;
-        double bw = gbps(moved, ms);
-        std::printf("%-33s %9.3f ms %8.1f GB/s  %5.1f%% of D2D  global/this: %.2fx\n", v.name, ms, bw, 100 * bw / copy,
-                    base / ms);
-    }
+    table.param("width", w);
+    table.param("height", h);
+    table.param("image", image.empty() ? "synthetic" : image);
+    table.baseline_d2d(n);
+    table.add("sobel_global_kernel", [&] { sobel_global_kernel<<<grid, block>>>(d_in, d_out, w, h); }, moved, check,
+              poison);
+    table.add("sobel_texture_kernel (clamp)", [&] { sobel_texture_kernel<<<grid, block>>>(tex, d_out, w, h); }, moved,
+              check, poison);
+    table.add("sobel_shared_kernel (tile+halo)", [&] { sobel_shared_kernel<<<grid, block>>>(d_in, d_out, w, h); },
+              moved, check, poison);
+    table.speedup_over("sobel_global_kernel");
+    std::printf("CPU (1 thread): %.3f ms\n", cpu_ms);
+    Verdict verdict;
+    table.run(verdict, reps);
 
     CHECK(cudaDestroyTextureObject(tex));
     CHECK(cudaFreeArray(arr));

@@ -73,8 +73,7 @@ int main(int argc, char** argv) {
     int reps = (int)args.integer("reps", 20, 1, 1000, "timed repetitions (median reported)");
     args.parse_or_exit();
 
-    DeviceInfo dev = select_device(args.device());
-    (void)dev;
+    select_device(args.device());
     float theta = (float)angle;
     size_t npix = (size_t)width * height, bytes = npix * sizeof(float);
     std::printf("image %d x %d floats, angle %.3f rad, wrap + linear filtering, normalized coordinates\n", width,

@@ -12,9 +12,11 @@
 //   args.parse_or_exit();
 //   DeviceInfo dev = select_device(args.device());
 //   table.param("rows", rows);                                // a column in the CSV
-//   table.baseline_d2d(bytes, reps);                          // the cudaMemcpy D2D row, "% of D2D"
+//   table.baseline_d2d(bytes);                                // the cudaMemcpy D2D row, "% of D2D"
 //   table.add("naive", [&] { naive<<<g, b>>>(...); }, 2.0 * bytes, check);
 //   table.speedup_over("naive");                              // optional "x naive" column
+//   table.column("% of peak", "pct_of_peak", fn, "%.1f%%");   // optional extra column (printed and CSV)
+//   table.add("offset 3", ...).param("offset", 3);            // a sweep: a CSV column of this row
 //   table.run(verdict, reps);                                 // checks all, then times all, prints
 //
 // check is a function (Verdict&, const std::string& name) that copies the result back and compares
@@ -22,7 +24,7 @@
 // launch() once, then check, for every selected version before timing any of them. Timing is
 // bench_ms (warm-up, median of `reps` CUDA-event timings) on the default stream; a version whose
 // `reset` is set is timed with bench_ms_fresh (reset() before every timed launch, outside the timing).
-// Work counts bytes read + written (GBPS) or floating-point operations (GFLOPS) per launch.
+// Work counts bytes read + written (GBPS), floating-point (GFLOPS) or integer (GOPS) operations per launch.
 #pragma once
 #include <algorithm>
 #include <cstdio>
@@ -42,22 +44,33 @@
 
 class Results {
   public:
-    enum Unit { GBPS, GFLOPS, TIME_ONLY };
+    enum Unit { GBPS, GFLOPS, TIME_ONLY, GOPS };  // GOPS: integer operations per second
     using Launch = std::function<void()>;
     using Check = std::function<void(Verdict&, const std::string&)>;
 
     struct Version {
         std::string name;
         Launch launch;
-        double work = 0;        // bytes (GBPS) or FLOPs (GFLOPS) per launch
+        double work = 0;        // bytes (GBPS) or operations (GFLOPS, GOPS) per launch
         Check check;            // empty: not checked here (e.g. the program checks it elsewhere)
         Launch prepare;         // run once before the checking launch (not timed)
         bool baseline = false;  // the reference row the "% of" column divides by
         double ms = -1;         // median time, filled by run()
         Launch reset{};         // if set: run (untimed) before every timed launch, to re-create the
                                 // state a first run starts from (bench_ms_fresh); set it on add()'s result
-        double rate() const { return ms > 0 ? work / (ms * 1e6) : 0.0; }  // GB/s or GFLOP/s
+        std::vector<std::pair<std::string, std::string>> row = {};  // this row's own CSV parameters
+        double rate() const { return ms > 0 ? work / (ms * 1e6) : 0.0; }  // GB/s, GFLOP/s or GOP/s
+        // A parameter of this row only (a sweep: the offset, the transfer size): one CSV column,
+        // empty in the rows that do not set it.
+        template <class T>
+        Version& param(const std::string& name, T value) {
+            row.push_back({name, to_text(value)});
+            return *this;
+        }
     };
+    // An extra printed column (and CSV column `key`) computed from a timed version: "% of peak",
+    // "x CPU", the book's figure. A NaN value prints as "-" and leaves the CSV cell empty.
+    using Column = std::function<double(const Version&)>;
 
     Results(Args& args, std::string program, Unit unit = GBPS) : program_(std::move(program)), unit_(unit) {
         csv_ = args.text("csv", "", "also write the results table as CSV to FILE");
@@ -113,6 +126,16 @@ class Results {
     // Adds a column "x <name>": how many times faster than that version each row is.
     void speedup_over(const std::string& name) { speedup_ref_ = name; }
 
+    // Adds a column after the standard ones, e.g.
+    //   table.column("% of peak", "pct_of_peak", [&](auto& v) { return 100 * v.rate() / dev.peak_gbps; }, "%.1f%%");
+    void column(std::string head, std::string key, Column value, std::string format = "%.2f") {
+        columns_.push_back({std::move(head), std::move(key), std::move(value), std::move(format)});
+    }
+
+    // Times and writes the CSV as usual but prints no table: for a sweep of many rows that the
+    // program summarises itself (from find()).
+    void quiet() { print_ = false; }
+
     bool selected(const Version& v) const {
         return v.baseline || only_.empty() || std::regex_search(v.name, only_re_);
     }
@@ -130,7 +153,7 @@ class Results {
         }
         for (auto& v : versions_)
             if (selected(v)) v.ms = v.reset ? bench_ms_fresh(v.reset, v.launch, reps, warmup) : bench_ms(v.launch, reps, warmup);
-        print();
+        if (print_) print();
         if (!csv_.empty()) write_csv();
     }
 
@@ -161,7 +184,6 @@ class Results {
     Results(const Results&) = delete;
     Results& operator=(const Results&) = delete;
 
-  private:
     template <class T>
     static std::string to_text(T v) {
         if constexpr (std::is_convertible<T, std::string>::value) return std::string(v);
@@ -172,7 +194,10 @@ class Results {
         } else return std::to_string(v);
     }
 
-    const char* rate_name() const { return unit_ == GBPS ? "GB/s" : unit_ == GFLOPS ? "GFLOP/s" : ""; }
+  private:
+    const char* rate_name() const {
+        return unit_ == GBPS ? "GB/s" : unit_ == GFLOPS ? "GFLOP/s" : unit_ == GOPS ? "GOP/s" : "";
+    }
 
     void print() const {
         const Version* b = base();
@@ -188,6 +213,7 @@ class Results {
         if (unit_ != TIME_ONLY) std::printf(" %10s", rate_name());
         if (b && unit_ != TIME_ONLY) std::printf(" %9s", ("% of " + short_name(b->name)).c_str());
         if (sref) std::printf(" %9s", ("x " + short_name(sref->name)).c_str());
+        for (auto& c : columns_) std::printf(" %*s", col_width(c), c.head.c_str());
         std::printf("\n");
         for (auto& v : versions_) {
             if (v.ms <= 0) continue;
@@ -195,13 +221,29 @@ class Results {
             if (unit_ != TIME_ONLY) std::printf(" %10.1f", v.rate());
             if (b && unit_ != TIME_ONLY) std::printf(" %8.1f%%", 100.0 * v.rate() / b->rate());
             if (sref) std::printf(" %8.2fx", sref->ms / v.ms);
+            for (auto& c : columns_) std::printf(" %*s", col_width(c), cell(c, v, "-").c_str());
             std::printf("\n");
         }
     }
 
+    struct ExtraColumn {
+        std::string head, key;
+        Column value;
+        std::string format;
+    };
+    static int col_width(const ExtraColumn& c) { return (int)std::max<size_t>(9, c.head.size()); }
+    static std::string cell(const ExtraColumn& c, const Version& v, const char* missing) {
+        double x = c.value(v);
+        if (x != x) return missing;  // NaN: no value for this row
+        char b[64];
+        std::snprintf(b, sizeof b, c.format.c_str(), x);
+        return b;
+    }
+
     static std::string short_name(const std::string& n) {
         if (n.rfind("cudaMemcpy D2D", 0) == 0) return "D2D";
-        std::string s = n.substr(0, n.find(' '));
+        size_t from = n.find_first_not_of("0123456789") == n.find(' ') ? n.find(' ') + 1 : 0;  // "2 sync_staging"
+        std::string s = n.substr(from, n.find(' ', from) - from);
         return s.size() > 7 ? s.substr(0, 7) : s;
     }
 
@@ -226,20 +268,36 @@ class Results {
         CHECK(cudaGetDeviceProperties(&p, dev));
         const Version* b = base();
         const Version* sref = speedup_ref_.empty() ? nullptr : find(speedup_ref_);
-        std::string unit = unit_ == GBPS ? "gbps" : unit_ == GFLOPS ? "gflops" : "none";
+        std::string unit = unit_ == GBPS ? "gbps" : unit_ == GFLOPS ? "gflops" : unit_ == GOPS ? "gops" : "none";
         std::fprintf(f, "gpu,cc,driver,cuda,program");
+        std::vector<std::string> row_keys;  // the union of the rows' own parameters, in first-seen order
+        for (auto& v : versions_)
+            for (auto& kv : v.row)
+                if (std::find(row_keys.begin(), row_keys.end(), kv.first) == row_keys.end()) row_keys.push_back(kv.first);
         for (auto& kv : params_) std::fprintf(f, ",%s", csv_field(kv.first).c_str());
-        std::fprintf(f, ",version,baseline,ms,rate,unit,pct_of_baseline,speedup\n");
+        for (auto& k : row_keys) std::fprintf(f, ",%s", csv_field(k).c_str());
+        std::fprintf(f, ",version,baseline,ms,rate,unit,pct_of_baseline,speedup");
+        for (auto& c : columns_) std::fprintf(f, ",%s", csv_field(c.key).c_str());
+        std::fprintf(f, "\n");
         for (auto& v : versions_) {
             if (v.ms <= 0) continue;
             std::fprintf(f, "%s,%d.%d,%d.%d,%d.%d,%s", csv_field(p.name).c_str(), p.major, p.minor, driver / 1000,
                          driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10, program_.c_str());
             for (auto& kv : params_) std::fprintf(f, ",%s", csv_field(kv.second).c_str());
+            for (auto& k : row_keys) {
+                auto it = std::find_if(v.row.begin(), v.row.end(), [&](auto& kv) { return kv.first == k; });
+                std::fprintf(f, ",%s", it == v.row.end() ? "" : csv_field(it->second).c_str());
+            }
             std::fprintf(f, ",%s,%d,%.6f,%.3f,%s,", csv_field(v.name).c_str(), v.baseline ? 1 : 0, v.ms, v.rate(),
                          unit.c_str());
             if (b && unit_ != TIME_ONLY) std::fprintf(f, "%.2f", 100.0 * v.rate() / b->rate());
             std::fprintf(f, ",");
             if (sref) std::fprintf(f, "%.3f", sref->ms / v.ms);
+            for (auto& c : columns_) {
+                double x = c.value(v);
+                if (x == x) std::fprintf(f, ",%.6g", x);
+                else std::fprintf(f, ",");
+            }
             std::fprintf(f, "\n");
         }
         std::fclose(f);
@@ -248,6 +306,8 @@ class Results {
 
     std::string program_, csv_, only_, speedup_ref_;
     Unit unit_;
+    bool print_ = true;
+    std::vector<ExtraColumn> columns_;
     std::regex only_re_;
     bool bad_only_ = false;
     std::vector<std::pair<std::string, std::string>> params_;

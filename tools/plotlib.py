@@ -1,0 +1,123 @@
+"""plotlib - what every chapter's plot.py shares: read a results.cuh CSV, draw a bar chart of the
+versions against their baseline or a sweep as lines, save a PNG (matplotlib, Agg backend).
+
+A CSV written by `./program --csv=FILE` has the header
+    gpu,cc,driver,cuda,program,<parameters>,version,baseline,ms,rate,unit,pct_of_baseline,speedup[,extra]
+and one row per version. A chapter's plot.py:
+
+    import sys; from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+    import plotlib
+    rows = plotlib.read("figures/transpose.csv")
+    plotlib.bars(rows, "figures/transpose.png", title="Matrix transpose")
+"""
+import csv
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display needed
+import matplotlib.pyplot as plt  # noqa: E402
+
+HEADER = ["gpu", "cc", "driver", "cuda", "program"]
+UNITS = {"gbps": "GB/s", "gflops": "GFLOP/s", "gops": "GOP/s", "none": ""}
+
+
+class CsvError(ValueError):
+    pass
+
+
+def read(path, program=None):
+    """The rows of a results.cuh CSV as dicts (numbers stay strings); `program` keeps only its rows."""
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        if reader.fieldnames is None or reader.fieldnames[:5] != HEADER:
+            raise CsvError(f"{path}: not a results CSV (the header must start with {','.join(HEADER)})")
+        rows = [r for r in reader if program is None or r["program"] == program]
+    if not rows:
+        raise CsvError(f"{path}: no rows" + (f" for program {program}" if program else ""))
+    return rows
+
+
+def num(row, key):
+    return float(row[key]) if row.get(key) not in (None, "") else float("nan")
+
+
+def short_gpu(name):
+    """'NVIDIA H100 80GB HBM3' -> 'H100'."""
+    words = [w for w in name.split() if w.upper() not in ("NVIDIA", "GEFORCE", "TESLA", "QUADRO")]
+    return words[0] if words else name
+
+
+def gpu_label(rows):
+    r = rows[0]
+    return f"{r['gpu']}, CUDA {r['cuda']}"
+
+
+def unit_of(rows):
+    return UNITS.get(rows[0].get("unit", ""), "")
+
+
+def bars(rows, out, title, xlabel=None, color_of=None):
+    """Horizontal bars: rate of each version, the baseline as a dashed line, % of it at each bar."""
+    base = [r for r in rows if r["baseline"] == "1"]
+    vers = [r for r in rows if r["baseline"] != "1"]
+    rates = [num(r, "rate") for r in vers]
+    fig, ax = plt.subplots(figsize=(8, 0.9 + 0.45 * max(len(vers), 3)))
+    colors = [color_of(r) if color_of else "tab:blue" for r in vers]
+    bs = ax.barh([r["version"] for r in vers][::-1], rates[::-1], color=colors[::-1])
+    for b, r in zip(bs, vers[::-1]):
+        if r.get("pct_of_baseline"):
+            ax.text(b.get_width(), b.get_y() + b.get_height() / 2, f" {num(r, 'pct_of_baseline'):.0f}%", va="center")
+    top = max(rates + [0.0])
+    if base:
+        ref = num(base[0], "rate")
+        top = max(top, ref)
+        ax.axvline(ref, color="tab:red", ls="--")
+        ax.text(ref, len(vers) - 0.5, f" {base[0]['version']}\n {ref:.0f} {unit_of(rows)}", color="tab:red", va="top")
+    ax.set_xlim(0, top * 1.3 if top > 0 else 1)
+    ax.set_xlabel(xlabel or unit_of(rows))
+    ax.set_title(f"{title}\n({gpu_label(rows)})", fontsize=10)
+    return save(fig, out)
+
+
+def lines(series, out, title, xlabel, ylabel, logx=False, hlines=(), ax=None):
+    """series: {label: [(x, y), ...]}; hlines: [(y, label)] drawn dashed (a baseline)."""
+    own = ax is None
+    if own:
+        fig, ax = plt.subplots(figsize=(7, 4.2))
+    for label, pts in series.items():
+        pts = sorted(pts)
+        ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", markersize=3, label=label)
+    for y, label in hlines:
+        ax.axhline(y, color="gray", linestyle="--", label=label)
+    if logx:
+        ax.set_xscale("log", base=2)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_ylim(bottom=0)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    ax.set_title(title)
+    return save(fig, out) if own else None
+
+
+def save(fig, out):
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    print(f"wrote {out}")
+    return out
+
+
+def main(draw, argv=None):
+    """Runs a chapter's draw() and turns a missing or malformed CSV into exit 2 with one line."""
+    try:
+        draw(argv)
+    except (OSError, CsvError, KeyError, ValueError) as e:
+        print(f"plot.py: error: {e}", file=sys.stderr)
+        return 2
+    return 0

@@ -427,6 +427,115 @@ __global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS, MIN_BLOCKS
     store_results<TM, TN, 16, 32>(p, bm + w.am, bn + w.bn, acc);
 }
 
+// ---- Step 8 fast path: step 7 reorganised around what an H100 SM runs out of first.
+//  - Issue slots: an H100 sub-partition issues one warp instruction per clock and does one warp
+//    FFMA per clock, so every non-FFMA instruction in the loop costs an FMA. The stage of a tile
+//    is a counter (no % STAGES), the copies are step 7's (planned once, EDGE only on the last tile).
+//  - Shared-memory bandwidth (128 bytes per clock per SM): an LDS.128 takes 4 cycles when all 32
+//    lanes need their own 16 bytes, 2 when lanes 2i and 2i+1 (or 4i+j and 4i+j+2) read the same
+//    address. In step 6's lane grid (row group lane / 8, column group lane % 8) only the A reads
+//    pair up; with INTERLEAVE the row group is taken from lane bits 0 and 4 and the column group
+//    from bits 1-3, so lanes 2i, 2i+1 share their B float4 and lanes n, n ^ 2 their A float4:
+//    every fragment load is a 2-cycle one (the same addresses as before, only other lanes).
+//  - Latency: the fragments of k + 1 are loaded into a second set of registers before the FMAs
+//    of k, also across tiles: the tile's single barrier sits before its last k step, so the first
+//    fragments of the next tile load while the FMAs of the last k of this one run, and no warp
+//    waits on shared memory after a barrier. All STAGES buffers start filled; the barrier frees
+//    the current tile's buffer, which receives tile t + STAGES.
+//  - L2: with GROUP > 1 consecutive blocks walk down a band of GROUP block rows before moving
+//    right, so the blocks resident at one time read fewer distinct A and B panels.
+template <int BM, int BN, int TM, int TN, bool INTERLEAVE>
+struct LaneTiles {
+    using W = WarpTiles<BM, BN, TM, TN>;
+    int am, bn;  // first row (of As) and column (of Bs) of this thread, as in WarpTiles
+    __device__ LaneTiles() {
+        int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+        int lr = INTERLEAVE ? (lane & 1) | (lane >> 4) << 1 : lane / 8;
+        int lc = INTERLEAVE ? (lane >> 1) & 7 : lane % 8;
+        am = warp / (BN / W::WN) * W::WM + lr * 4;
+        bn = warp % (BN / W::WN) * W::WN + lc * 4;
+    }
+};
+
+// Block (bx, by) of this launch: blocks in launch order fill a band of `group` block rows
+// column by column (the last band may have fewer rows); group <= 1 keeps the grid's own order.
+__device__ __forceinline__ void block_coords(int group, int& bx, int& by) {
+    bx = blockIdx.x;
+    by = blockIdx.y;
+    if (group <= 1) return;
+    int id = blockIdx.y * gridDim.x + blockIdx.x, band = id / (group * gridDim.x);
+    int first = band * group, rows = min(group, (int)gridDim.y - first), r = id - first * gridDim.x;
+    by = first + r % rows;
+    bx = r / rows;
+}
+
+// The fragments of one k: TM/4 float4 of A (ASTEP = 16 rows apart) and TN/4 of B (32 columns apart).
+template <int BM, int BN, int TM, int TN>
+__device__ __forceinline__ void load_fragments(const float* As, const float* Bs, int k, int am, int bn,
+                                               float4 (&a)[TM / 4], float4 (&b)[TN / 4]) {
+#pragma unroll
+    for (int i = 0; i < TM / 4; ++i) a[i] = *reinterpret_cast<const float4*>(&As[k * (BM + 4) + am + i * 16]);
+#pragma unroll
+    for (int j = 0; j < TN / 4; ++j) b[j] = *reinterpret_cast<const float4*>(&Bs[k * BN + bn + j * 32]);
+}
+
+template <int TM, int TN>
+__device__ __forceinline__ void outer_product(const float4 (&a4)[TM / 4], const float4 (&b4)[TN / 4], float (&acc)[TM][TN]) {
+    const float* a = reinterpret_cast<const float*>(a4);
+    const float* b = reinterpret_cast<const float*>(b4);
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+}
+
+template <int BM, int BN, int BK, int TM, int TN, int STAGES, int MIN_BLOCKS, bool INTERLEAVE>
+__global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS, MIN_BLOCKS) sgemm_8_pipelined(Operands p, int group) {
+    using W = WarpTiles<BM, BN, TM, TN>;
+    static_assert(STAGES >= 2 && BK % 2 == 0, "double buffering; the next tile's fragments go to set 0");
+    constexpr int A_SIZE = BK * (BM + 4), B_SIZE = BK * BN;
+    extern __shared__ __align__(16) float smem[];  // STAGES x As, then STAGES x Bs
+    float* As = smem;
+    float* Bs = smem + STAGES * A_SIZE;
+    int bx, by;
+    block_coords(group, bx, by);
+    const int bm = by * BM, bn = bx * BN, tiles = (p.K + BK - 1) / BK;
+    const LaneTiles<BM, BN, TM, TN, INTERLEAVE> w;
+    TileCopier<BM, BN, BK, W::THREADS> copier(p, bm, bn);
+    float acc[TM][TN] = {};
+#pragma unroll
+    for (int s = 0; s < STAGES; ++s) {  // tiles 0 .. STAGES-1, one commit group each (empty or not)
+        if (s < tiles) copier.copy(p, As + s * A_SIZE, Bs + s * B_SIZE, s * BK);
+        cp_async_commit();
+    }
+    cp_async_wait<STAGES - 1>();  // tile 0 of this thread has landed
+    __syncthreads();              // everyone's has
+    float4 fa[2][TM / 4], fb[2][TN / 4];
+    load_fragments<BM, BN, TM, TN>(As, Bs, 0, w.am, w.bn, fa[0], fb[0]);
+    int stage = 0;  // the buffer that holds tile t
+    for (int t = 0; t < tiles; ++t) {
+#pragma unroll
+        for (int k = 0; k < BK; ++k) {
+            if (k < BK - 1) {
+                load_fragments<BM, BN, TM, TN>(As + stage * A_SIZE, Bs + stage * B_SIZE, k + 1, w.am, w.bn,
+                                               fa[(k + 1) % 2], fb[(k + 1) % 2]);
+            } else {
+                // Tiles 0 .. t + STAGES - 1 are committed; at most STAGES - 2 pending = tile t + 1 landed.
+                cp_async_wait<STAGES - 2>();
+                __syncthreads();  // tile t + 1 complete for everyone; nobody reads tile t any more
+                if (t + STAGES < tiles)
+                    copier.copy(p, As + stage * A_SIZE, Bs + stage * B_SIZE, (t + STAGES) * BK);
+                cp_async_commit();
+                stage = stage + 1 == STAGES ? 0 : stage + 1;
+                // k = 0 of tile t + 1 (after the last tile: reads a buffer, uses nothing)
+                load_fragments<BM, BN, TM, TN>(As + stage * A_SIZE, Bs + stage * B_SIZE, 0, w.am, w.bn, fa[0], fb[0]);
+            }
+            outer_product<TM, TN>(fa[k % 2], fb[k % 2], acc);
+        }
+    }
+    store_results<TM, TN, 16, 32>(p, bm + w.am, bn + w.bn, acc);
+}
+
 // ---- Host side.
 struct DeviceMatrix {
     int rows, cols, ld;
@@ -454,6 +563,18 @@ std::function<void()> async_launcher(const Operands& p, const DeviceInfo& dev, b
     dim3 grid((p.N + BN - 1) / BN, (p.M + BM - 1) / BM);
     int threads = WarpTiles<BM, BN, TM, TN>::THREADS;
     return [=] { kernel<<<grid, threads, smem>>>(p); };
+}
+
+// The same for the step 8 fast path; group: block rows per band of the launch order (1 = none).
+template <int BM, int BN, int BK, int TM, int TN, int STAGES, int MIN_BLOCKS, bool INTERLEAVE>
+std::function<void()> pipelined_launcher(const Operands& p, const DeviceInfo& dev, bool* fits, int group) {
+    auto kernel = sgemm_8_pipelined<BM, BN, BK, TM, TN, STAGES, MIN_BLOCKS, INTERLEAVE>;
+    constexpr size_t smem = async_smem_bytes<BM, BN, BK, STAGES>();
+    *fits = smem <= dev.prop.sharedMemPerBlockOptin;
+    if (*fits) CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    dim3 grid((p.N + BN - 1) / BN, (p.M + BM - 1) / BM);
+    int threads = WarpTiles<BM, BN, TM, TN>::THREADS;
+    return [=] { kernel<<<grid, threads, smem>>>(p, group); };
 }
 
 int main(int argc, char** argv) {
@@ -545,10 +666,17 @@ int main(int argc, char** argv) {
         else std::printf("  (%s needs more shared memory than this GPU allows per block: left out)\n", name.c_str());
     };
     tuned(7, "7 cp.async 128x128x8 2st", async_launcher<128, 128, 8, 8, 8, 2, 2>(p, dev, &fits));
-    tuned(8, "8 tuned 128x128x8 3st", async_launcher<128, 128, 8, 8, 8, 3, 2>(p, dev, &fits));
     tuned(8, "8 tuned 128x128x16 3st", async_launcher<128, 128, 16, 8, 8, 3, 2>(p, dev, &fits));
     tuned(8, "8 tuned 128x256x8 3st 8x16", async_launcher<128, 256, 8, 8, 16, 3, 1>(p, dev, &fits));
-    tuned(8, "8 tuned 256x128x8 3st 16x8", async_launcher<256, 128, 8, 16, 8, 3, 1>(p, dev, &fits));
+    // The step 8 fast path ("pipe"): interleaved lanes, fragments double-buffered across tiles,
+    // bands of 16 block rows; "plain lanes" / "no bands" switch one of those off.
+    tuned(8, "8 pipe 128x128x8 3st", pipelined_launcher<128, 128, 8, 8, 8, 3, 2, true>(p, dev, &fits, 16));
+    tuned(8, "8 pipe 128x128x16 3st", pipelined_launcher<128, 128, 16, 8, 8, 3, 2, true>(p, dev, &fits, 16));
+    tuned(8, "8 pipe 128x128x16 plain lanes", pipelined_launcher<128, 128, 16, 8, 8, 3, 2, false>(p, dev, &fits, 16));
+    tuned(8, "8 pipe 128x128x16 no bands", pipelined_launcher<128, 128, 16, 8, 8, 3, 2, true>(p, dev, &fits, 1));
+    tuned(8, "8 pipe 128x256x8 8x16", pipelined_launcher<128, 256, 8, 8, 16, 3, 1, true>(p, dev, &fits, 16));
+    tuned(8, "8 pipe 128x256x16 8x16", pipelined_launcher<128, 256, 16, 8, 16, 3, 1, true>(p, dev, &fits, 16));
+    tuned(8, "8 pipe 128x128x8 4w 8x16", pipelined_launcher<128, 128, 8, 8, 16, 4, 2, true>(p, dev, &fits, 16));
 
     Verdict verdict;
     table.run(verdict, reps);

@@ -15,7 +15,9 @@
 //             touch contiguous bytes (one wavefront each, no bank conflicts)
 //           7 cp.async (G 2.5): the next tile is copied into a second buffer while the threads
 //             compute on the current one; one __syncthreads per tile
-//           8 autotuning: step 7 with other tile sizes / pipeline depths; the table names the best
+//           8 autotuning: step 7 with other tile sizes, and a fast-path kernel (lanes interleaved
+//             for 2-cycle shared loads, fragments double-buffered across tiles, L2-friendly block
+//             order) in several configurations; the table names the best
 // Build:  make sgemm_steps
 // Run:    ./sgemm_steps [--m=4096 --n=4096 --k=4096] [--kernel=N] [--reps=10] [--csv=FILE] [--only=REGEX]
 //         --kernel=N runs step N (and cuBLAS) only; any sizes work (--m=300 --n=257 --k=131)
@@ -430,19 +432,22 @@ __global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS, MIN_BLOCKS
 // ---- Step 8 fast path: step 7 reorganised around what an H100 SM runs out of first.
 //  - Issue slots: an H100 sub-partition issues one warp instruction per clock and does one warp
 //    FFMA per clock, so every non-FFMA instruction in the loop costs an FMA. The stage of a tile
-//    is a counter (no % STAGES), the copies are step 7's (planned once, EDGE only on the last tile).
-//  - Shared-memory bandwidth (128 bytes per clock per SM): an LDS.128 takes 4 cycles when all 32
-//    lanes need their own 16 bytes, 2 when lanes 2i and 2i+1 (or 4i+j and 4i+j+2) read the same
-//    address. In step 6's lane grid (row group lane / 8, column group lane % 8) only the A reads
-//    pair up; with INTERLEAVE the row group is taken from lane bits 0 and 4 and the column group
-//    from bits 1-3, so lanes 2i, 2i+1 share their B float4 and lanes n, n ^ 2 their A float4:
-//    every fragment load is a 2-cycle one (the same addresses as before, only other lanes).
+//    is a counter (no % STAGES); the copies are step 7's (planned once, EDGE only on the last tile).
+//  - Shared-memory bandwidth (128 bytes per clock per SM): an LDS.128 returns 512 bytes to a warp,
+//    4 cycles, but only 2 when lanes 2i and 2i+1 (or lanes n and n ^ 2) all read the same address
+//    (the packed case, known from sm_70-75; the "plain lanes" candidate measures it here). At 8x8
+//    per thread 4 LDS.128 feed 64 FFMAs: 16 SM cycles of shared memory against 16 SM cycles of
+//    FFMA issue (4 schedulers) per warp and k if every load is a 4-cycle one. In step 6's lane
+//    grid (row group lane / 8, column group lane % 8) only the A reads pair up. With INTERLEAVE
+//    the row group comes from lane bits 0 and 4 and the column group from bits 1-3: lanes 2i and
+//    2i+1 share their B float4, lanes n and n ^ 2 their A float4, and every fragment load is a
+//    2-cycle one (the same addresses as in step 6, read by other lanes).
 //  - Latency: the fragments of k + 1 are loaded into a second set of registers before the FMAs
 //    of k, also across tiles: the tile's single barrier sits before its last k step, so the first
 //    fragments of the next tile load while the FMAs of the last k of this one run, and no warp
 //    waits on shared memory after a barrier. All STAGES buffers start filled; the barrier frees
 //    the current tile's buffer, which receives tile t + STAGES.
-//  - L2: with GROUP > 1 consecutive blocks walk down a band of GROUP block rows before moving
+//  - L2: with group > 1 consecutive blocks walk down a band of `group` block rows before moving
 //    right, so the blocks resident at one time read fewer distinct A and B panels.
 template <int BM, int BN, int TM, int TN, bool INTERLEAVE>
 struct LaneTiles {
@@ -480,7 +485,8 @@ __device__ __forceinline__ void load_fragments(const float* As, const float* Bs,
 }
 
 template <int TM, int TN>
-__device__ __forceinline__ void outer_product(const float4 (&a4)[TM / 4], const float4 (&b4)[TN / 4], float (&acc)[TM][TN]) {
+__device__ __forceinline__ void outer_product(const float4 (&a4)[TM / 4], const float4 (&b4)[TN / 4],
+                                              float (&acc)[TM][TN]) {
     const float* a = reinterpret_cast<const float*>(a4);
     const float* b = reinterpret_cast<const float*>(b4);
 #pragma unroll
@@ -490,7 +496,8 @@ __device__ __forceinline__ void outer_product(const float4 (&a4)[TM / 4], const 
 }
 
 template <int BM, int BN, int BK, int TM, int TN, int STAGES, int MIN_BLOCKS, bool INTERLEAVE>
-__global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS, MIN_BLOCKS) sgemm_8_pipelined(Operands p, int group) {
+__global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS, MIN_BLOCKS)
+    sgemm_8_pipelined(Operands p, int group) {
     using W = WarpTiles<BM, BN, TM, TN>;
     static_assert(STAGES >= 2 && BK % 2 == 0, "double buffering; the next tile's fragments go to set 0");
     constexpr int A_SIZE = BK * (BM + 4), B_SIZE = BK * BN;

@@ -339,12 +339,13 @@ __device__ __forceinline__ void cp_async_wait() {
 //   B: group i is row f / (BN/4), columns n..n+3, one 16-byte copy (n < N: the rest is padding).
 // Rows of A past M are clamped to row M - 1 (a valid address; the copy writes zeros). Only the last
 // tile can reach past K: there (EDGE) each copy also tests its k, and one not made points at A / B.
-template <int BM, int BN, int BK, int THREADS>
+// (Step 8 also uses AK = 1: a group is one column, see there; step 7 uses AK = 4 as described.)
+template <int BM, int BN, int BK, int THREADS, int AK = 4>
 struct TileCopier {
-    static constexpr int NA = BM * BK / 4 / THREADS, NB = BK * BN / 4 / THREADS;
-    static_assert(NA * 4 * THREADS == BM * BK && NB * 4 * THREADS == BK * BN, "whole float4 groups per thread");
-    static_assert(THREADS % (BK / 4) == 0 && THREADS % (BN / 4) == 0, "same column in every group");
-    static constexpr int A_ROWS = THREADS / (BK / 4), B_ROWS = THREADS / (BN / 4);  // rows between groups
+    static constexpr int NA = BM * BK / AK / THREADS, NB = BK * BN / 4 / THREADS;
+    static_assert(NA * AK * THREADS == BM * BK && NB * 4 * THREADS == BK * BN, "whole groups per thread");
+    static_assert(THREADS % (BK / AK) == 0 && THREADS % (BN / 4) == 0 && NA <= 32, "same column in every group");
+    static constexpr int A_ROWS = THREADS / (BK / AK), B_ROWS = THREADS / (BN / 4);  // rows between groups
     const float* a;    // A[row of group 0][k0 + kq] of the next tile
     const float* b;    // B[k0 + row of group 0][bn + n] of the next tile
     unsigned a_in = 0; // bit i: group i's row is inside A
@@ -352,26 +353,27 @@ struct TileCopier {
     int a_rows, b_rows;  // A_ROWS * lda, B_ROWS * ldb: floats between two groups
 
     __device__ TileCopier(const Operands& p, int bm, int bn) {
-        const int tid = threadIdx.x, row = bm + tid / (BK / 4), col = bn + tid % (BN / 4) * 4;
+        const int tid = threadIdx.x, row = bm + tid / (BK / AK), col = bn + tid % (BN / 4) * 4;
 #pragma unroll
         for (int i = 0; i < NA; ++i) a_in |= (row + i * A_ROWS < p.M ? 1u : 0u) << i;
-        a = p.A + (size_t)min(row, p.M - 1) * p.lda + tid % (BK / 4) * 4;
+        a = p.A + (size_t)min(row, p.M - 1) * p.lda + tid % (BK / AK) * AK;
         a_rows = A_ROWS * p.lda;
         b_in = col < p.N;
         b = p.B + (size_t)(tid / (BN / 4)) * p.ldb + min(col, p.ldb - 4);
         b_rows = B_ROWS * p.ldb;
     }
 
-    template <bool EDGE>
+    template <bool EDGE, bool ALL_ROWS = false>  // ALL_ROWS: every group's row is inside A (a_in full)
     __device__ __forceinline__ void issue(const Operands& p, float* As, float* Bs, int k0) {
-        const int tid = threadIdx.x, m = tid / (BK / 4), kq = tid % (BK / 4) * 4;
+        const int tid = threadIdx.x, m = tid / (BK / AK), kq = tid % (BK / AK) * AK;
 #pragma unroll
         for (int i = 0; i < NA; ++i) {
             // a group whose row is past M copies nothing; it points at group 0's (clamped) row
-            const float* src = (a_in >> i & 1) ? a + (size_t)i * a_rows : a;
+            const bool in = ALL_ROWS || (a_in >> i & 1);
+            const float* src = in ? a + (size_t)i * a_rows : a;
 #pragma unroll
-            for (int j = 0; j < 4; ++j) {
-                bool ok = (a_in >> i & 1) && (!EDGE || k0 + kq + j < p.K);
+            for (int j = 0; j < AK; ++j) {
+                bool ok = in && (!EDGE || k0 + kq + j < p.K);
                 cp_async4(&As[(kq + j) * (BM + 4) + m + i * A_ROWS], EDGE && !ok ? p.A : src + j, ok);
             }
         }
@@ -384,9 +386,12 @@ struct TileCopier {
     }
 
     // Copies the tile pair that starts at k0 into one stage (As, Bs) and moves on to the next.
+    // SPLIT_ROWS (step 8): a thread whose rows are all inside A skips the per-row selects.
+    template <bool SPLIT_ROWS = false>
     __device__ __forceinline__ void copy(const Operands& p, float* As, float* Bs, int k0) {
-        if (k0 + BK <= p.K) issue<false>(p, As, Bs, k0);
-        else issue<true>(p, As, Bs, k0);
+        if (k0 + BK > p.K) issue<true>(p, As, Bs, k0);
+        else if (SPLIT_ROWS && a_in == ~0u >> (32 - NA)) issue<false, true>(p, As, Bs, k0);
+        else issue<false>(p, As, Bs, k0);
         a += BK;
         b += (size_t)BK * p.ldb;
     }
@@ -447,6 +452,11 @@ __global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS, MIN_BLOCKS
 //    fragments of the next tile load while the FMAs of the last k of this one run, and no warp
 //    waits on shared memory after a barrier. All STAGES buffers start filled; the barrier frees
 //    the current tile's buffer, which receives tile t + STAGES.
+//  - L1: step 7's A copy gives a thread 4 consecutive k of a row, so one 4-byte cp.async of a warp
+//    touches 32 / (BK/4) rows: 16 lines at BK = 8, each for 4 bytes, and the 4 copies touch the
+//    same 16 lines again. With AK = 1 consecutive lanes take consecutive k of a row (lane -> row
+//    e / BK, column e % BK): a copy instruction reads 32 / BK whole row segments, 4 lines at
+//    BK = 8, and the transposed stores still hit 32 banks (BK = 8; 2-way at BK = 16).
 //  - L2: with group > 1 consecutive blocks walk down a band of `group` block rows before moving
 //    right, so the blocks resident at one time read fewer distinct A and B panels.
 template <int BM, int BN, int TM, int TN, bool INTERLEAVE>
@@ -495,7 +505,7 @@ __device__ __forceinline__ void outer_product(const float4 (&a4)[TM / 4], const 
         for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
 }
 
-template <int BM, int BN, int BK, int TM, int TN, int STAGES, int MIN_BLOCKS, bool INTERLEAVE>
+template <int BM, int BN, int BK, int TM, int TN, int STAGES, int MIN_BLOCKS, bool INTERLEAVE, int AK>
 __global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS, MIN_BLOCKS)
     sgemm_8_pipelined(Operands p, int group) {
     using W = WarpTiles<BM, BN, TM, TN>;
@@ -508,11 +518,11 @@ __global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS, MIN_BLOCKS
     block_coords(group, bx, by);
     const int bm = by * BM, bn = bx * BN, tiles = (p.K + BK - 1) / BK;
     const LaneTiles<BM, BN, TM, TN, INTERLEAVE> w;
-    TileCopier<BM, BN, BK, W::THREADS> copier(p, bm, bn);
+    TileCopier<BM, BN, BK, W::THREADS, AK> copier(p, bm, bn);
     float acc[TM][TN] = {};
 #pragma unroll
     for (int s = 0; s < STAGES; ++s) {  // tiles 0 .. STAGES-1, one commit group each (empty or not)
-        if (s < tiles) copier.copy(p, As + s * A_SIZE, Bs + s * B_SIZE, s * BK);
+        if (s < tiles) copier.template copy<true>(p, As + s * A_SIZE, Bs + s * B_SIZE, s * BK);
         cp_async_commit();
     }
     cp_async_wait<STAGES - 1>();  // tile 0 of this thread has landed
@@ -531,7 +541,7 @@ __global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS, MIN_BLOCKS
                 cp_async_wait<STAGES - 2>();
                 __syncthreads();  // tile t + 1 complete for everyone; nobody reads tile t any more
                 if (t + STAGES < tiles)
-                    copier.copy(p, As + stage * A_SIZE, Bs + stage * B_SIZE, (t + STAGES) * BK);
+                    copier.template copy<true>(p, As + stage * A_SIZE, Bs + stage * B_SIZE, (t + STAGES) * BK);
                 cp_async_commit();
                 stage = stage + 1 == STAGES ? 0 : stage + 1;
                 // k = 0 of tile t + 1 (after the last tile: reads a buffer, uses nothing)
@@ -573,9 +583,9 @@ std::function<void()> async_launcher(const Operands& p, const DeviceInfo& dev, b
 }
 
 // The same for the step 8 fast path; group: block rows per band of the launch order (1 = none).
-template <int BM, int BN, int BK, int TM, int TN, int STAGES, int MIN_BLOCKS, bool INTERLEAVE>
-std::function<void()> pipelined_launcher(const Operands& p, const DeviceInfo& dev, bool* fits, int group) {
-    auto kernel = sgemm_8_pipelined<BM, BN, BK, TM, TN, STAGES, MIN_BLOCKS, INTERLEAVE>;
+template <int BM, int BN, int BK, int TM, int TN, int STAGES, int MIN_BLOCKS, bool INTERLEAVE = true, int AK = 1>
+std::function<void()> pipelined_launcher(const Operands& p, const DeviceInfo& dev, bool* fits, int group = 16) {
+    auto kernel = sgemm_8_pipelined<BM, BN, BK, TM, TN, STAGES, MIN_BLOCKS, INTERLEAVE, AK>;
     constexpr size_t smem = async_smem_bytes<BM, BN, BK, STAGES>();
     *fits = smem <= dev.prop.sharedMemPerBlockOptin;
     if (*fits) CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
@@ -676,14 +686,16 @@ int main(int argc, char** argv) {
     tuned(8, "8 tuned 128x128x16 3st", async_launcher<128, 128, 16, 8, 8, 3, 2>(p, dev, &fits));
     tuned(8, "8 tuned 128x256x8 3st 8x16", async_launcher<128, 256, 8, 8, 16, 3, 1>(p, dev, &fits));
     // The step 8 fast path ("pipe"): interleaved lanes, fragments double-buffered across tiles,
-    // bands of 16 block rows; "plain lanes" / "no bands" switch one of those off.
-    tuned(8, "8 pipe 128x128x8 3st", pipelined_launcher<128, 128, 8, 8, 8, 3, 2, true>(p, dev, &fits, 16));
-    tuned(8, "8 pipe 128x128x16 3st", pipelined_launcher<128, 128, 16, 8, 8, 3, 2, true>(p, dev, &fits, 16));
-    tuned(8, "8 pipe 128x128x16 plain lanes", pipelined_launcher<128, 128, 16, 8, 8, 3, 2, false>(p, dev, &fits, 16));
-    tuned(8, "8 pipe 128x128x16 no bands", pipelined_launcher<128, 128, 16, 8, 8, 3, 2, true>(p, dev, &fits, 1));
-    tuned(8, "8 pipe 128x256x8 8x16", pipelined_launcher<128, 256, 8, 8, 16, 3, 1, true>(p, dev, &fits, 16));
-    tuned(8, "8 pipe 128x256x16 8x16", pipelined_launcher<128, 256, 16, 8, 16, 3, 1, true>(p, dev, &fits, 16));
-    tuned(8, "8 pipe 128x128x8 4w 8x16", pipelined_launcher<128, 128, 8, 8, 16, 4, 2, true>(p, dev, &fits, 16));
+    // A copied row-wise (AK = 1), bands of 16 block rows. "plain lanes", "A by 4" (step 7's A copy)
+    // and "no bands" each switch one of those off.
+    tuned(8, "8 pipe 128x128x8 3st", pipelined_launcher<128, 128, 8, 8, 8, 3, 2>(p, dev, &fits));
+    tuned(8, "8 pipe 128x128x16 3st", pipelined_launcher<128, 128, 16, 8, 8, 3, 2>(p, dev, &fits));
+    tuned(8, "8 pipe 128x128x16 plain lanes", pipelined_launcher<128, 128, 16, 8, 8, 3, 2, false>(p, dev, &fits));
+    tuned(8, "8 pipe 128x128x16 A by 4", pipelined_launcher<128, 128, 16, 8, 8, 3, 2, true, 4>(p, dev, &fits));
+    tuned(8, "8 pipe 128x128x16 no bands", pipelined_launcher<128, 128, 16, 8, 8, 3, 2>(p, dev, &fits, 1));
+    tuned(8, "8 pipe 128x256x8 8x16", pipelined_launcher<128, 256, 8, 8, 16, 3, 1>(p, dev, &fits));
+    tuned(8, "8 pipe 128x256x16 8x16", pipelined_launcher<128, 256, 16, 8, 16, 3, 1>(p, dev, &fits));
+    tuned(8, "8 pipe 128x128x8 4w 8x16", pipelined_launcher<128, 128, 8, 8, 16, 4, 2>(p, dev, &fits));
 
     Verdict verdict;
     table.run(verdict, reps);

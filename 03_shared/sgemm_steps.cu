@@ -437,7 +437,8 @@ __global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS, MIN_BLOCKS
 // ---- Step 8 fast path: step 7 reorganised around what an H100 SM runs out of first.
 //  - Issue slots: an H100 sub-partition issues one warp instruction per clock and does one warp
 //    FFMA per clock, so every non-FFMA instruction in the loop costs an FMA. The stage of a tile
-//    is a counter (no % STAGES); the copies are step 7's (planned once, EDGE only on the last tile).
+//    is a counter (no % STAGES); the copies are step 7's TileCopier (planned once, EDGE only on the
+//    last tile), and a thread whose rows all lie inside A copies without per-row selects.
 //  - Shared-memory bandwidth (128 bytes per clock per SM): an LDS.128 returns 512 bytes to a warp,
 //    4 cycles, but only 2 when lanes 2i and 2i+1 (or lanes n and n ^ 2) all read the same address
 //    (the packed case, known from sm_70-75; the "plain lanes" candidate measures it here). At 8x8

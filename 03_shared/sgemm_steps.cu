@@ -15,7 +15,9 @@
 //             touch contiguous bytes (one wavefront each, no bank conflicts)
 //           7 cp.async (G 2.5): the next tile is copied into a second buffer while the threads
 //             compute on the current one; one __syncthreads per tile
-//           8 autotuning: step 7 with other tile sizes / pipeline depths; the table names the best
+//           8 autotuning: step 7 with other tile sizes, and a fast-path kernel (lanes interleaved
+//             for 2-cycle shared loads, fragments double-buffered across tiles, L2-friendly block
+//             order) in several configurations; the table names the best
 // Build:  make sgemm_steps
 // Run:    ./sgemm_steps [--m=4096 --n=4096 --k=4096] [--kernel=N] [--reps=10] [--csv=FILE] [--only=REGEX]
 //         --kernel=N runs step N (and cuBLAS) only; any sizes work (--m=300 --n=257 --k=131)
@@ -337,12 +339,13 @@ __device__ __forceinline__ void cp_async_wait() {
 //   B: group i is row f / (BN/4), columns n..n+3, one 16-byte copy (n < N: the rest is padding).
 // Rows of A past M are clamped to row M - 1 (a valid address; the copy writes zeros). Only the last
 // tile can reach past K: there (EDGE) each copy also tests its k, and one not made points at A / B.
-template <int BM, int BN, int BK, int THREADS>
+// (Step 8 also uses AK = 1: a group is one column, see there; step 7 uses AK = 4 as described.)
+template <int BM, int BN, int BK, int THREADS, int AK = 4>
 struct TileCopier {
-    static constexpr int NA = BM * BK / 4 / THREADS, NB = BK * BN / 4 / THREADS;
-    static_assert(NA * 4 * THREADS == BM * BK && NB * 4 * THREADS == BK * BN, "whole float4 groups per thread");
-    static_assert(THREADS % (BK / 4) == 0 && THREADS % (BN / 4) == 0, "same column in every group");
-    static constexpr int A_ROWS = THREADS / (BK / 4), B_ROWS = THREADS / (BN / 4);  // rows between groups
+    static constexpr int NA = BM * BK / AK / THREADS, NB = BK * BN / 4 / THREADS;
+    static_assert(NA * AK * THREADS == BM * BK && NB * 4 * THREADS == BK * BN, "whole groups per thread");
+    static_assert(THREADS % (BK / AK) == 0 && THREADS % (BN / 4) == 0 && NA <= 32, "same column in every group");
+    static constexpr int A_ROWS = THREADS / (BK / AK), B_ROWS = THREADS / (BN / 4);  // rows between groups
     const float* a;    // A[row of group 0][k0 + kq] of the next tile
     const float* b;    // B[k0 + row of group 0][bn + n] of the next tile
     unsigned a_in = 0; // bit i: group i's row is inside A
@@ -350,26 +353,27 @@ struct TileCopier {
     int a_rows, b_rows;  // A_ROWS * lda, B_ROWS * ldb: floats between two groups
 
     __device__ TileCopier(const Operands& p, int bm, int bn) {
-        const int tid = threadIdx.x, row = bm + tid / (BK / 4), col = bn + tid % (BN / 4) * 4;
+        const int tid = threadIdx.x, row = bm + tid / (BK / AK), col = bn + tid % (BN / 4) * 4;
 #pragma unroll
         for (int i = 0; i < NA; ++i) a_in |= (row + i * A_ROWS < p.M ? 1u : 0u) << i;
-        a = p.A + (size_t)min(row, p.M - 1) * p.lda + tid % (BK / 4) * 4;
+        a = p.A + (size_t)min(row, p.M - 1) * p.lda + tid % (BK / AK) * AK;
         a_rows = A_ROWS * p.lda;
         b_in = col < p.N;
         b = p.B + (size_t)(tid / (BN / 4)) * p.ldb + min(col, p.ldb - 4);
         b_rows = B_ROWS * p.ldb;
     }
 
-    template <bool EDGE>
+    template <bool EDGE, bool ALL_ROWS = false>  // ALL_ROWS: every group's row is inside A (a_in full)
     __device__ __forceinline__ void issue(const Operands& p, float* As, float* Bs, int k0) {
-        const int tid = threadIdx.x, m = tid / (BK / 4), kq = tid % (BK / 4) * 4;
+        const int tid = threadIdx.x, m = tid / (BK / AK), kq = tid % (BK / AK) * AK;
 #pragma unroll
         for (int i = 0; i < NA; ++i) {
             // a group whose row is past M copies nothing; it points at group 0's (clamped) row
-            const float* src = (a_in >> i & 1) ? a + (size_t)i * a_rows : a;
+            const bool in = ALL_ROWS || (a_in >> i & 1);
+            const float* src = in ? a + (size_t)i * a_rows : a;
 #pragma unroll
-            for (int j = 0; j < 4; ++j) {
-                bool ok = (a_in >> i & 1) && (!EDGE || k0 + kq + j < p.K);
+            for (int j = 0; j < AK; ++j) {
+                bool ok = in && (!EDGE || k0 + kq + j < p.K);
                 cp_async4(&As[(kq + j) * (BM + 4) + m + i * A_ROWS], EDGE && !ok ? p.A : src + j, ok);
             }
         }
@@ -382,9 +386,12 @@ struct TileCopier {
     }
 
     // Copies the tile pair that starts at k0 into one stage (As, Bs) and moves on to the next.
+    // SPLIT_ROWS (step 8): a thread whose rows are all inside A skips the per-row selects.
+    template <bool SPLIT_ROWS = false>
     __device__ __forceinline__ void copy(const Operands& p, float* As, float* Bs, int k0) {
-        if (k0 + BK <= p.K) issue<false>(p, As, Bs, k0);
-        else issue<true>(p, As, Bs, k0);
+        if (k0 + BK > p.K) issue<true>(p, As, Bs, k0);
+        else if (SPLIT_ROWS && a_in == ~0u >> (32 - NA)) issue<false, true>(p, As, Bs, k0);
+        else issue<false>(p, As, Bs, k0);
         a += BK;
         b += (size_t)BK * p.ldb;
     }
@@ -427,6 +434,126 @@ __global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS, MIN_BLOCKS
     store_results<TM, TN, 16, 32>(p, bm + w.am, bn + w.bn, acc);
 }
 
+// ---- Step 8 fast path: step 7 reorganised around what an H100 SM runs out of first.
+//  - Issue slots: an H100 sub-partition issues one warp instruction per clock and does one warp
+//    FFMA per clock, so every non-FFMA instruction in the loop costs an FMA. The stage of a tile
+//    is a counter (no % STAGES); the copies are step 7's TileCopier (planned once, EDGE only on the
+//    last tile), and a thread whose rows all lie inside A copies without per-row selects.
+//  - Shared-memory bandwidth (128 bytes per clock per SM): an LDS.128 returns 512 bytes to a warp,
+//    4 cycles, but only 2 when lanes 2i and 2i+1 (or lanes n and n ^ 2) all read the same address
+//    (the packed case, known from sm_70-75; the "plain lanes" candidate measures it here). At 8x8
+//    per thread 4 LDS.128 feed 64 FFMAs: 16 SM cycles of shared memory against 16 SM cycles of
+//    FFMA issue (4 schedulers) per warp and k if every load is a 4-cycle one. In step 6's lane
+//    grid (row group lane / 8, column group lane % 8) only the A reads pair up. With INTERLEAVE
+//    the row group comes from lane bits 0 and 4 and the column group from bits 1-3: lanes 2i and
+//    2i+1 share their B float4, lanes n and n ^ 2 their A float4, and every fragment load is a
+//    2-cycle one (the same addresses as in step 6, read by other lanes).
+//  - Latency: the fragments of k + 1 are loaded into a second set of registers before the FMAs
+//    of k, also across tiles: the tile's single barrier sits before its last k step, so the first
+//    fragments of the next tile load while the FMAs of the last k of this one run, and no warp
+//    waits on shared memory after a barrier. All STAGES buffers start filled; the barrier frees
+//    the current tile's buffer, which receives tile t + STAGES.
+//  - L1: step 7's A copy gives a thread 4 consecutive k of a row, so one 4-byte cp.async of a warp
+//    touches 32 / (BK/4) rows: 16 lines at BK = 8, each for 4 bytes, and the 4 copies touch the
+//    same 16 lines again. With AK = 1 consecutive lanes take consecutive k of a row (lane -> row
+//    e / BK, column e % BK): a copy instruction reads 32 / BK whole row segments, 4 lines at
+//    BK = 8, and the transposed stores still hit 32 banks (BK = 8; 2-way at BK = 16).
+//  - L2: with group > 1 consecutive blocks walk down a band of `group` block rows before moving
+//    right, so the blocks resident at one time read fewer distinct A and B panels.
+template <int BM, int BN, int TM, int TN, bool INTERLEAVE>
+struct LaneTiles {
+    using W = WarpTiles<BM, BN, TM, TN>;
+    int am, bn;  // first row (of As) and column (of Bs) of this thread, as in WarpTiles
+    __device__ LaneTiles() {
+        int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+        int lr = INTERLEAVE ? (lane & 1) | (lane >> 4) << 1 : lane / 8;
+        int lc = INTERLEAVE ? (lane >> 1) & 7 : lane % 8;
+        am = warp / (BN / W::WN) * W::WM + lr * 4;
+        bn = warp % (BN / W::WN) * W::WN + lc * 4;
+    }
+};
+
+// Block (bx, by) of this launch: blocks in launch order fill a band of `group` block rows
+// column by column (the last band may have fewer rows); group <= 1 keeps the grid's own order.
+__device__ __forceinline__ void block_coords(int group, int& bx, int& by) {
+    bx = blockIdx.x;
+    by = blockIdx.y;
+    if (group <= 1) return;
+    int id = blockIdx.y * gridDim.x + blockIdx.x, band = id / (group * gridDim.x);
+    int first = band * group, rows = min(group, (int)gridDim.y - first), r = id - first * gridDim.x;
+    by = first + r % rows;
+    bx = r / rows;
+}
+
+// The fragments of one k: TM/4 float4 of A (ASTEP = 16 rows apart) and TN/4 of B (32 columns apart).
+template <int BM, int BN, int TM, int TN>
+__device__ __forceinline__ void load_fragments(const float* As, const float* Bs, int k, int am, int bn,
+                                               float4 (&a)[TM / 4], float4 (&b)[TN / 4]) {
+#pragma unroll
+    for (int i = 0; i < TM / 4; ++i) a[i] = *reinterpret_cast<const float4*>(&As[k * (BM + 4) + am + i * 16]);
+#pragma unroll
+    for (int j = 0; j < TN / 4; ++j) b[j] = *reinterpret_cast<const float4*>(&Bs[k * BN + bn + j * 32]);
+}
+
+template <int TM, int TN>
+__device__ __forceinline__ void outer_product(const float4 (&a4)[TM / 4], const float4 (&b4)[TN / 4],
+                                              float (&acc)[TM][TN]) {
+    const float* a = reinterpret_cast<const float*>(a4);
+    const float* b = reinterpret_cast<const float*>(b4);
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+}
+
+template <int BM, int BN, int BK, int TM, int TN, int STAGES, int MIN_BLOCKS, bool INTERLEAVE, int AK>
+__global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS, MIN_BLOCKS)
+    sgemm_8_pipelined(Operands p, int group) {
+    using W = WarpTiles<BM, BN, TM, TN>;
+    static_assert(STAGES >= 2 && BK % 2 == 0, "double buffering; the next tile's fragments go to set 0");
+    constexpr int A_SIZE = BK * (BM + 4), B_SIZE = BK * BN;
+    extern __shared__ __align__(16) float smem[];  // STAGES x As, then STAGES x Bs
+    float* As = smem;
+    float* Bs = smem + STAGES * A_SIZE;
+    int bx, by;
+    block_coords(group, bx, by);
+    const int bm = by * BM, bn = bx * BN, tiles = (p.K + BK - 1) / BK;
+    const LaneTiles<BM, BN, TM, TN, INTERLEAVE> w;
+    TileCopier<BM, BN, BK, W::THREADS, AK> copier(p, bm, bn);
+    float acc[TM][TN] = {};
+#pragma unroll
+    for (int s = 0; s < STAGES; ++s) {  // tiles 0 .. STAGES-1, one commit group each (empty or not)
+        if (s < tiles) copier.template copy<true>(p, As + s * A_SIZE, Bs + s * B_SIZE, s * BK);
+        cp_async_commit();
+    }
+    cp_async_wait<STAGES - 1>();  // tile 0 of this thread has landed
+    __syncthreads();              // everyone's has
+    float4 fa[2][TM / 4], fb[2][TN / 4];
+    load_fragments<BM, BN, TM, TN>(As, Bs, 0, w.am, w.bn, fa[0], fb[0]);
+    int stage = 0;  // the buffer that holds tile t
+    for (int t = 0; t < tiles; ++t) {
+#pragma unroll
+        for (int k = 0; k < BK; ++k) {
+            if (k < BK - 1) {
+                load_fragments<BM, BN, TM, TN>(As + stage * A_SIZE, Bs + stage * B_SIZE, k + 1, w.am, w.bn,
+                                               fa[(k + 1) % 2], fb[(k + 1) % 2]);
+            } else {
+                // Tiles 0 .. t + STAGES - 1 are committed; at most STAGES - 2 pending = tile t + 1 landed.
+                cp_async_wait<STAGES - 2>();
+                __syncthreads();  // tile t + 1 complete for everyone; nobody reads tile t any more
+                if (t + STAGES < tiles)
+                    copier.template copy<true>(p, As + stage * A_SIZE, Bs + stage * B_SIZE, (t + STAGES) * BK);
+                cp_async_commit();
+                stage = stage + 1 == STAGES ? 0 : stage + 1;
+                // k = 0 of tile t + 1 (after the last tile: reads a buffer, uses nothing)
+                load_fragments<BM, BN, TM, TN>(As + stage * A_SIZE, Bs + stage * B_SIZE, 0, w.am, w.bn, fa[0], fb[0]);
+            }
+            outer_product<TM, TN>(fa[k % 2], fb[k % 2], acc);
+        }
+    }
+    store_results<TM, TN, 16, 32>(p, bm + w.am, bn + w.bn, acc);
+}
+
 // ---- Host side.
 struct DeviceMatrix {
     int rows, cols, ld;
@@ -454,6 +581,18 @@ std::function<void()> async_launcher(const Operands& p, const DeviceInfo& dev, b
     dim3 grid((p.N + BN - 1) / BN, (p.M + BM - 1) / BM);
     int threads = WarpTiles<BM, BN, TM, TN>::THREADS;
     return [=] { kernel<<<grid, threads, smem>>>(p); };
+}
+
+// The same for the step 8 fast path; group: block rows per band of the launch order (1 = none).
+template <int BM, int BN, int BK, int TM, int TN, int STAGES, int MIN_BLOCKS, bool INTERLEAVE = true, int AK = 1>
+std::function<void()> pipelined_launcher(const Operands& p, const DeviceInfo& dev, bool* fits, int group = 16) {
+    auto kernel = sgemm_8_pipelined<BM, BN, BK, TM, TN, STAGES, MIN_BLOCKS, INTERLEAVE, AK>;
+    constexpr size_t smem = async_smem_bytes<BM, BN, BK, STAGES>();
+    *fits = smem <= dev.prop.sharedMemPerBlockOptin;
+    if (*fits) CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    dim3 grid((p.N + BN - 1) / BN, (p.M + BM - 1) / BM);
+    int threads = WarpTiles<BM, BN, TM, TN>::THREADS;
+    return [=] { kernel<<<grid, threads, smem>>>(p, group); };
 }
 
 int main(int argc, char** argv) {
@@ -545,10 +684,19 @@ int main(int argc, char** argv) {
         else std::printf("  (%s needs more shared memory than this GPU allows per block: left out)\n", name.c_str());
     };
     tuned(7, "7 cp.async 128x128x8 2st", async_launcher<128, 128, 8, 8, 8, 2, 2>(p, dev, &fits));
-    tuned(8, "8 tuned 128x128x8 3st", async_launcher<128, 128, 8, 8, 8, 3, 2>(p, dev, &fits));
     tuned(8, "8 tuned 128x128x16 3st", async_launcher<128, 128, 16, 8, 8, 3, 2>(p, dev, &fits));
     tuned(8, "8 tuned 128x256x8 3st 8x16", async_launcher<128, 256, 8, 8, 16, 3, 1>(p, dev, &fits));
-    tuned(8, "8 tuned 256x128x8 3st 16x8", async_launcher<256, 128, 8, 16, 8, 3, 1>(p, dev, &fits));
+    // The step 8 fast path ("pipe"): interleaved lanes, fragments double-buffered across tiles,
+    // A copied row-wise (AK = 1), bands of 16 block rows. "plain lanes", "A by 4" (step 7's A copy)
+    // and "no bands" each switch one of those off.
+    tuned(8, "8 pipe 128x128x8 3st", pipelined_launcher<128, 128, 8, 8, 8, 3, 2>(p, dev, &fits));
+    tuned(8, "8 pipe 128x128x16 3st", pipelined_launcher<128, 128, 16, 8, 8, 3, 2>(p, dev, &fits));
+    tuned(8, "8 pipe 128x128x16 plain lanes", pipelined_launcher<128, 128, 16, 8, 8, 3, 2, false>(p, dev, &fits));
+    tuned(8, "8 pipe 128x128x16 A by 4", pipelined_launcher<128, 128, 16, 8, 8, 3, 2, true, 4>(p, dev, &fits));
+    tuned(8, "8 pipe 128x128x16 no bands", pipelined_launcher<128, 128, 16, 8, 8, 3, 2>(p, dev, &fits, 1));
+    tuned(8, "8 pipe 128x256x8 8x16", pipelined_launcher<128, 256, 8, 8, 16, 3, 1>(p, dev, &fits));
+    tuned(8, "8 pipe 128x256x16 8x16", pipelined_launcher<128, 256, 16, 8, 16, 3, 1>(p, dev, &fits));
+    tuned(8, "8 pipe 128x128x8 4w 8x16", pipelined_launcher<128, 128, 8, 8, 16, 4, 2>(p, dev, &fits));
 
     Verdict verdict;
     table.run(verdict, reps);

@@ -85,6 +85,7 @@ def main():
                          "a run out of memory is run again alone)")
     ap.add_argument("--timeout", type=int, default=180, help="seconds per run (memcheck runs get 3x)")
     ap.add_argument("--no-memcheck", action="store_true")
+    ap.add_argument("--memcheck-only", action="store_true", help="only memcheck at the small sizes")
     ap.add_argument("--log-dir", default="gpu_check_out", help="sweep.log and memcheck.log go here")
     a = ap.parse_args()
 
@@ -99,8 +100,8 @@ def main():
             and (not a.programs or r.program.name in a.programs)]
     missing = sorted({r.program.name for r in runs if not r.program.path.exists()})
     runs = [r for r in runs if r.program.path.exists()]
-    parallel = [r for r in runs if r.kind != "max"]
-    serial = [r for r in runs if r.kind == "max"]
+    parallel = [r for r in runs if r.kind != "max"] if not a.memcheck_only else []
+    serial = [r for r in runs if r.kind == "max"] if not a.memcheck_only else []
     log_dir = Path(a.log_dir)
     log_dir.mkdir(parents=True, exist_ok=True)
 

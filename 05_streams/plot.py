@@ -111,9 +111,11 @@ def plot_timeline(path, out, wanted):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--timeline", required=True, help="CSV written by ./overlap --timeline=FILE")
+    here = Path(__file__).resolve().parent / "figures"  # run with no options: redraw from the committed CSV
+    p.add_argument("--timeline", default=str(here / "overlap_timeline.csv"),
+                   help="CSV written by ./overlap --timeline=FILE (default figures/overlap_timeline.csv)")
     p.add_argument("--variants", nargs="*", help="variant names to draw (default: serial, the guide's pair, the fastest)")
-    p.add_argument("--out", default="figures", help="output folder (default figures)")
+    p.add_argument("--out", default=str(here), help="output folder (default: this chapter's figures/)")
     a = p.parse_args()
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -76,8 +76,10 @@ def plot_page_faults(path, out):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--page-faults", required=True, help="CSV written by ./um_page_faults --csv=FILE")
-    p.add_argument("--out", default="figures", help="output folder (default figures)")
+    here = Path(__file__).resolve().parent / "figures"  # run with no options: redraw from the committed CSV
+    p.add_argument("--page-faults", default=str(here / "um_page_faults.csv"),
+                   help="CSV written by ./um_page_faults --csv=FILE (default figures/um_page_faults.csv)")
+    p.add_argument("--out", default=str(here), help="output folder (default: this chapter's figures/)")
     a = p.parse_args()
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -108,10 +108,13 @@ def plot_vector_sum(path, out):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    here = Path(__file__).resolve().parent / "figures"  # run with no options: redraw from the committed CSVs
     p.add_argument("--histogram", help="CSV written by ./histogram --csv=FILE")
     p.add_argument("--vector-sum", help="CSV written by ./vector_sum --csv=FILE")
-    p.add_argument("--out", default="figures", help="output folder (default figures)")
+    p.add_argument("--out", default=str(here), help="output folder (default: this chapter's figures/)")
     a = p.parse_args()
+    if not a.histogram and not a.vector_sum:
+        a.histogram, a.vector_sum = str(here / "histogram.csv"), str(here / "vector_sum.csv")
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     if a.histogram:

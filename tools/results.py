@@ -188,6 +188,8 @@ def summary_table(rows):
     keys = dict.fromkeys((r["chapter"], r["program"], r["params"]) for r in rows)
     for chapter, program, params in sorted(keys):
         sel = [r for r in rows if (r["chapter"], r["program"], r["params"]) == (chapter, program, params)]
+        if all(r.get("unit") == "none" for r in sel):
+            continue  # times only (overlap, graphs): no rate to rank by; the program prints its headline
         cells = [best([r for r in sel if r["gpu"] == g]) or "" for g in gpus]
         if not any(cells):
             continue  # a sweep without a baseline (its figure shows it)

@@ -16,6 +16,7 @@ import argparse
 import re
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -54,9 +55,26 @@ def judge(run, rc, stdout):
     return f"exit {rc}: {last[:100]}"
 
 
+_progress = {"file": None, "lock": threading.Lock()}
+
+
+def progress(what, status, secs, label):
+    """One line per finished run in progress.log (and, unless it passed, on stdout), written as it
+    happens: a sweep stopped by an outer time limit still leaves what it had done."""
+    line = f"{what:<8} {secs:6.1f} s  {status[:60]:<12}  {label}"
+    with _progress["lock"]:
+        if _progress["file"]:
+            _progress["file"].write(line + "\n")
+            _progress["file"].flush()
+        if status not in ("passed", "clean", "skipped") and what != "max":  # max runs: printed by max_run
+            print(line, flush=True)
+
+
 def sweep_one(run, timeout):
     rc, stdout, out, secs = execute([str(run.program.path), *run.args], run.program.path.parent, timeout)
-    return judge(run, rc, stdout), out, secs
+    status = judge(run, rc, stdout)
+    progress(run.kind, status, secs, run.label)
+    return status, out, secs
 
 
 def memcheck_one(run, timeout):
@@ -67,12 +85,15 @@ def memcheck_one(run, timeout):
     rc, stdout, out, secs = execute(cmd, run.program.path.parent, timeout)
     m = re.search(r"ERROR SUMMARY: (\d+) error", out)
     if rc is None:
-        return "timeout", out, secs
-    if rc == 77 and run.program.options.get("may-skip"):
-        return "clean", out, secs
-    if m and int(m.group(1)) == 0 and rc == 0:
-        return "clean", out, secs
-    return (f"{m.group(1)} errors" if m else f"exit {rc}"), out, secs
+        status = "timeout"
+    elif rc == 77 and run.program.options.get("may-skip"):
+        status = "clean"
+    elif m and int(m.group(1)) == 0 and rc == 0:
+        status = "clean"
+    else:
+        status = f"{m.group(1)} errors" if m else f"exit {rc}"
+    progress("memcheck", status, secs, run.label)
+    return status, out, secs
 
 
 def main():
@@ -86,7 +107,7 @@ def main():
     ap.add_argument("--timeout", type=int, default=180, help="seconds per run (memcheck runs get 3x)")
     ap.add_argument("--no-memcheck", action="store_true")
     ap.add_argument("--memcheck-only", action="store_true", help="only memcheck at the small sizes")
-    ap.add_argument("--log-dir", default="gpu_check_out", help="sweep.log and memcheck.log go here")
+    ap.add_argument("--log-dir", default="gpu_check_out", help="sweep.log, memcheck.log and progress.log go here")
     a = ap.parse_args()
 
     probe = Path(__file__).resolve().parent / "gpu_probe"
@@ -104,6 +125,7 @@ def main():
     serial = [r for r in runs if r.kind == "max"] if not a.memcheck_only else []
     log_dir = Path(a.log_dir)
     log_dir.mkdir(parents=True, exist_ok=True)
+    _progress["file"] = open(log_dir / "progress.log", "w")
 
     t0 = time.monotonic()
     with ThreadPoolExecutor(max_workers=a.jobs) as ex:

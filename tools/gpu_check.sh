@@ -52,7 +52,7 @@ grep -iE "warning|notice" "$out/build.log" | head -5
 echo "build: ok"
 
 if [ $sweep = 1 ]; then
-    echo "== size sweep (tests/sweep.txt; every run's output in $out/sweep.log, memcheck in $out/memcheck.log)"
+    echo "== size sweep (tests/sweep.txt; every run's output in $out/sweep.log, memcheck in $out/memcheck.log, one line per run as it ends in $out/progress.log)"
     python3 tests/sweep.py ${chapter:+--chapter=$chapter} --jobs="$jobs" --timeout="$timeout" --log-dir="$out" \
         $([ $sanitize = 1 ] || echo --no-memcheck) | tee "$out/sweep.txt"
     exit "${PIPESTATUS[0]}"

@@ -105,3 +105,30 @@ results: $(filter $(BUILD),$(RESULTS))
 	  ./$$p --csv=figures/$$p.csv; rc=$$?; \
 	  if [ $$rc -ne 0 ] && [ $$rc -ne 77 ]; then echo "$$p exited $$rc"; exit 1; fi; done
 	@if grep -q '^plots:' Makefile; then $(MAKE) --no-print-directory plots; fi
+
+# Exercises (exercises/README.md; not part of `make all`). Students work on copies:
+#   make workspace   copies exercises/*.cu and answers.txt into workspace/ (ignored by git); a file
+#                    already there is kept, so re-running it never overwrites your work
+#   make exercises   builds the copies in workspace/ (making it first if needed)
+#   make check       builds them, then says for each exercise `solved` or `not yet` with a hint
+#                    (tools/exercises.py; exit 0 only when all are solved)
+# EX_SRC / EX_BIN choose other folders (the test suite builds exercises/ and exercises/solutions/).
+EX_SRC ?= workspace
+EX_BIN ?= $(EX_SRC)
+EX_PROGRAMS = $(patsubst $(EX_SRC)/%.cu,$(EX_BIN)/%,$(wildcard $(EX_SRC)/*.cu))
+.PHONY: workspace exercises exercises-build check
+workspace:
+	@if [ ! -f exercises/exercises.txt ]; then echo "$(notdir $(CURDIR)) has no exercises"; exit 1; fi
+	@mkdir -p workspace
+	@for f in exercises/*.cu exercises/answers.txt; do [ -e "$$f" ] || continue; \
+	  if [ -e "workspace/$${f##*/}" ]; then [ -n "$(EX_QUIET)" ] || echo "kept     workspace/$${f##*/} (yours)"; \
+	  else cp "$$f" workspace/ && echo "copied   $$f -> workspace/"; fi; done
+exercises:
+	@$(if $(filter workspace,$(EX_SRC)),$(MAKE) --no-print-directory workspace EX_QUIET=1 &&) $(MAKE) --no-print-directory exercises-build
+exercises-build: $(EX_PROGRAMS)
+$(EX_BIN)/%: $(EX_SRC)/%.cu $(COMMON_HEADERS)
+	@mkdir -p $(EX_BIN)
+	$(NVCC) $(NVCCFLAGS) -o $@ $< $(LDLIBS) $(EX_LDLIBS)
+check: exercises
+	@$(PYTHON_EX) $(COMMON_DIR)/../tools/exercises.py check $(CURDIR) --src=$(EX_SRC) --bin=$(EX_BIN)
+PYTHON_EX := $(shell command -v python3 2>/dev/null || echo python3)

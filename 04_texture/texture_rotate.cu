@@ -148,7 +148,16 @@ int main(int argc, char** argv) {
                 tol, coord_err);
     Verdict verdict;
     verdict.close("tex2D vs CPU (exact weights, wrap)", refx.data(), out.data(), npix, tol, 0.0);
-    verdict.check(sum9 <= sumx, "closer to 8-bit weights than exact");  // equal only if every weight is k/256
+    // Which model the GPU follows shows only while fp32 coordinates are finer than the weights' 1/256 steps:
+    // past 2 steps of coordinate error (width + height above about 10900) the coordinate noise is as large
+    // as the signal (at 1 x 16384 and 16384 x 16384 the H100's mean error is then closer to the exact model),
+    // so there the comparison is printed, not asserted.
+    if (coord_err <= 2.0 / 256)
+        verdict.check(sum9 <= sumx, "closer to 8-bit weights than exact");  // equal only if every weight is k/256
+    else
+        std::printf("mean error %s the 8-bit model: not asserted at this size (fp32 coordinate error up to %.1f"
+                    " steps of 1/256 hides the weights' rounding)\n", sum9 <= sumx ? "closer to" : "farther from",
+                    coord_err * 256);
 
     double ms = bench_ms(launch, reps);
     double moved = 2.0 * bytes;  // each pixel: one float written, about one texel's worth read

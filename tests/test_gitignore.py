@@ -15,7 +15,9 @@ SOURCES = ["x.cu", "x.cuh", "x.h", "x.cpp", "x.hpp", "x.c", "x.txt", "x.md", "x.
            "x.png", "x.csv", "x.json", "x.ptx", "Makefile", "plot.py", "lab.sh", "README.md",
            "figures/x.png", "figures/x.csv", "figures/x", "data/x", "data/x.bin", "sub/dir/x.cu"]
 # Build outputs (besides the programs themselves); all of them must be ignored.
-OUTPUTS = ["x.o", "x.sass", "x.regs"]
+OUTPUTS = ["x.o", "x.sass", "x.regs",
+           # a student's workspace (make workspace): copies of the exercises and what they build
+           "workspace/x.cu", "workspace/x", "workspace/answers.txt"]
 
 
 def git(*args, stdin=None):
@@ -57,8 +59,8 @@ def test_build_outputs_are_ignored(chapter):
 
 
 def test_everything_ignored_in_a_chapter_is_a_build_output():
-    """What git ignores right now in the chapter folders: programs, *.o / *.sass / *.regs and
-    Python caches, nothing else."""
+    """What git ignores right now in the chapter folders: programs, *.o / *.sass / *.regs, Python
+    caches and a student's workspace/, nothing else."""
     outputs = {f"{c}/{p}" for c in CHAPTERS for p in programs(c)}
     r = git("status", "--ignored", "--porcelain", "--untracked-files=all", "--", *CHAPTERS)
     assert r.returncode == 0, r.stderr
@@ -67,7 +69,7 @@ def test_everything_ignored_in_a_chapter_is_a_build_output():
         if not line.startswith("!! "):
             continue
         path = line[3:].strip('"')
-        if path in outputs or re.search(r"\.(o|sass|regs)$|(^|/)__pycache__/", path):
+        if path in outputs or re.search(r"\.(o|sass|regs)$|(^|/)__pycache__/|^0\d_[^/]+/workspace/", path):
             continue
         bad.append(path)
     assert bad == [], "ignored files that are not build outputs"

@@ -1,0 +1,146 @@
+"""The exercises of every chapter (NN_name/exercises/, checked by tools/exercises.py).
+
+Without a GPU: every exercises.txt entry is complete, the files it names exist, the README lists
+each exercise with its manual section, a solution changes the exercise only inside the line range
+that its second hint points to, the predict answers are judged right (solutions) and not yet (the
+blank answers.txt), and every exercise and solution builds without a warning.
+With a GPU: the published exercises all come out `not yet` (a check that calls a buggy program
+solved is a defect) and the solutions all `solved`, each by the check the exercise names."""
+import difflib
+import os
+import re
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from conftest import ROOT, gpu_probe
+
+sys.path.insert(0, str(ROOT / "tools"))
+import exercises as ex  # noqa: E402
+
+CHAPTERS = sorted(p.name for p in ROOT.glob("0[0-9]_*") if p.is_dir())
+WITH_EXERCISES = [c for c in CHAPTERS if (ROOT / c / "exercises" / "exercises.txt").exists()]
+ENTRIES = [(c, e) for c in WITH_EXERCISES for e in ex.load(ROOT / c)]
+IDS = [f"{c}/{e.name}" for c, e in ENTRIES]
+
+
+def selected(config, chapter):
+    want = config.getoption("--chapter")
+    return want is None or want == chapter
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_every_chapter_has_exercises(chapter):
+    entries = ex.load(ROOT / chapter) if chapter in WITH_EXERCISES else []
+    assert len(entries) >= 4, f"{chapter}: {len(entries)} exercises, at least 4 wanted"
+    kinds = {e.kind for e in entries}
+    assert "predict" in kinds and "fix" in kinds, f"{chapter}: kinds {sorted(kinds)}"
+
+
+def test_every_kind_in_the_repository():
+    assert {e.kind for _, e in ENTRIES} == set(ex.KINDS)
+
+
+@pytest.mark.parametrize("chapter,entry", ENTRIES, ids=IDS)
+def test_entry_complete(chapter, entry):
+    assert entry.problems() == [], f"{chapter}/exercises/exercises.txt [{entry.name}]"
+    d = ROOT / chapter / "exercises"
+    readme = (d / "README.md").read_text()
+    assert entry.name in readme, "README.md does not list this exercise"
+    assert entry.section.split()[0] in readme
+    if entry.kind == "predict":
+        blank = ex.read_answers(d / "answers.txt")
+        assert f"{entry.name}.predicted" in blank and f"{entry.name}.measured" in blank
+        assert not blank[f"{entry.name}.predicted"] and not blank[f"{entry.name}.measured"], \
+            "the published answers.txt must be blank"
+        assert ex.check_predict(entry, d)[0] == "not yet"
+        solved = ex.check_predict(entry, d / "solutions")
+        assert solved[0] == "solved", f"solutions/answers.txt: {solved[1]}"
+    else:
+        src, sol = d / entry.source, d / "solutions" / entry.source
+        assert src.exists() and sol.exists()
+        text = src.read_text()
+        assert text.startswith("//") and "make check" in text[:3000], \
+            "the opening comment says what to do and how to check it (make check)"
+        # The solution differs from the exercise only inside the lines hint2 points to.
+        lo, hi = (int(x) for x in entry.lines.split("-"))
+        assert f"{lo}" in entry.hint2 and f"{hi}" in entry.hint2, "hint2 names the line range"
+        a, b = text.splitlines(), sol.read_text().splitlines()
+        changed = [(i1, i2) for tag, i1, i2, _, _ in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+                   if tag != "equal"]
+        assert changed, "the solution is the same as the exercise"
+        for i1, i2 in changed:  # 0-based [i1, i2) in the exercise; an insertion has i1 == i2
+            first, last = i1 + 1, max(i1 + 1, i2)
+            assert lo <= first and last <= hi + 1, f"the solution changes lines {first}-{last}, outside {entry.lines}"
+
+
+def build(chapter, src, out):
+    """make exercises for one folder; returns (returncode, output)."""
+    env = dict(os.environ)
+    args = ["make", "--no-print-directory", "-C", str(ROOT / chapter), "exercises-build",
+            f"EX_SRC={src}", f"EX_BIN={out}"]
+    if not gpu_probe()[0]:
+        args.append("ARCH=sm_90")  # no GPU: one architecture is enough to prove it builds
+    r = subprocess.run(args, capture_output=True, text=True, env=env, timeout=1800)
+    return r.returncode, r.stdout + r.stderr
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory, request):
+    """Every chapter's exercises and solutions, built once: {(chapter, 'exercises'|'solutions'): dir}."""
+    base = tmp_path_factory.mktemp("exercises")
+    jobs = [(c, kind) for c in WITH_EXERCISES if selected(request.config, c) for kind in ("exercises", "solutions")]
+    def one(job):
+        c, kind = job
+        src = ROOT / c / "exercises" / ("solutions" if kind == "solutions" else "")
+        out = base / c / kind
+        return job, (out, *build(c, src.resolve(), out))
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(pool.map(one, jobs))
+
+
+@pytest.mark.parametrize("chapter", WITH_EXERCISES)
+@pytest.mark.parametrize("kind", ["exercises", "solutions"])
+def test_builds_without_warnings(built, chapter, kind, request):
+    if not selected(request.config, chapter):
+        pytest.skip("another chapter selected")
+    out, rc, log = built[(chapter, kind)]
+    assert rc == 0, log[-3000:]
+    assert "warning:" not in log.lower(), log[-3000:]
+
+
+@pytest.fixture(scope="session")
+def verdicts(built):
+    """tools/exercises.py check on every built folder, on the GPU: {(chapter, kind): {name: line}}."""
+    has, why = gpu_probe()
+    if not has:
+        pytest.skip(f"no GPU: {why}")
+    def one(item):
+        (c, kind), (out, rc, _) = item
+        if rc != 0:
+            return (c, kind), None
+        src = ROOT / c / "exercises" / ("solutions" if kind == "solutions" else "")
+        r = subprocess.run([sys.executable, str(ROOT / "tools" / "exercises.py"), "check", c,
+                            f"--src={src}", f"--bin={out}", "--no-hints"],
+                           capture_output=True, text=True, cwd=ROOT, timeout=1800)
+        lines = {}
+        for line in r.stdout.splitlines():
+            name = line.split(" ", 1)[0]
+            lines[name] = line
+        return (c, kind), (r.returncode, lines, r.stdout + r.stderr)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        return dict(pool.map(one, built.items()))
+
+
+@pytest.mark.parametrize("chapter,entry", ENTRIES, ids=IDS)
+def test_exercise_not_yet_solution_solved(verdicts, chapter, entry, request):
+    if not selected(request.config, chapter):
+        pytest.skip("another chapter selected")
+    for kind, want in (("exercises", "not yet"), ("solutions", "solved")):
+        v = verdicts[(chapter, kind)]
+        assert v is not None, f"{kind} did not build"
+        rc, lines, log = v
+        line = lines.get(entry.name, "")
+        got = re.sub(r"^\S+\s+", "", line)
+        assert got.startswith(want), f"{kind}: expected '{want}', got: {line!r}\n{log[-2000:]}"

@@ -1,0 +1,277 @@
+#!/usr/bin/env python3
+"""Checks a chapter's exercises and says, for each, `solved` or `not yet: <what failed>` with a hint.
+
+    make -C 03_shared check          (what students type: builds workspace/, then runs this)
+    tools/exercises.py check 03_shared [--src=DIR] [--bin=DIR] [--only=NAME[,NAME]] [--no-hints]
+    tools/exercises.py list 03_shared
+
+The exercises of a chapter are described in NN_name/exercises/exercises.txt (one [section] per
+exercise; the format is below). --src is the folder with the student's files (the .cu copies and
+answers.txt; default NN_name/workspace, made by `make workspace`), --bin the folder with the
+programs built from them (default: the same). The test suite points both at exercises/ (every
+exercise must come out `not yet`) and at exercises/solutions/ (every one `solved`).
+
+Kinds of exercise and what `solved` means:
+  predict  answers.txt holds NAME.predicted (anything, written before measuring: it is not graded)
+           and NAME.measured, which must match `expect`;
+  fix      the program passes its own CPU check (exit 0, last line PASSED) at `args`, and every
+           compute-sanitizer tool named in `sanitizer` reports no error;
+  faster   the same, and the figure that `measure` (a regular expression with one group) finds in
+           its output meets `target` (e.g. `>= 1.5`); a run below target is repeated, best of 3.
+
+exercises.txt keys: kind, section (manual section, number and title), title, source (fix/faster:
+the .cu file), args, sanitizer (comma list), measure, target, expect (predict: a number, a range
+`a .. b`, or words separated by `|`), hint1 (a pointer to the manual section), hint2 (where to
+look: a line range of the source, or which figure to read), lines (fix/faster: the line range,
+e.g. 40-52, that hint2 points to; the test suite checks that the solution differs from the
+exercise only there).
+
+Hints are graded: the first `not yet` of an exercise shows hint1, later ones hint2 as well. The
+count is kept in BIN/.attempts.json. Exit status: 0 all solved, 1 some not yet, 77 none not yet
+but some could not run (no GPU, or a feature it lacks: the reason is printed), 2 usage.
+"""
+import argparse
+import configparser
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+KINDS = ("predict", "fix", "faster")
+SANITIZERS = ("memcheck", "racecheck", "initcheck", "synccheck")
+
+
+class Exercise:
+    def __init__(self, chapter, name, sec):
+        self.chapter, self.name = chapter, name
+        self.kind = sec.get("kind", "")
+        self.section = sec.get("section", "")
+        self.title = sec.get("title", "")
+        self.source = sec.get("source", "")
+        self.args = sec.get("args", "").split()
+        self.sanitizer = [t.strip() for t in sec.get("sanitizer", "").split(",") if t.strip()]
+        self.measure = sec.get("measure", "")
+        self.target = sec.get("target", "")
+        self.expect = sec.get("expect", "")
+        self.hint1 = sec.get("hint1", "")
+        self.hint2 = sec.get("hint2", "")
+        self.lines = sec.get("lines", "")
+        self.timeout = int(sec.get("timeout", "120"))
+
+    @property
+    def program(self):
+        return self.source[:-3] if self.source.endswith(".cu") else self.source
+
+    def problems(self):
+        """What is wrong with this entry of exercises.txt (empty list: nothing)."""
+        p = []
+        if self.kind not in KINDS:
+            p.append(f"kind must be one of {', '.join(KINDS)}")
+        for key in ("section", "title", "hint1", "hint2"):
+            if not getattr(self, key):
+                p.append(f"{key} missing")
+        if self.kind == "predict":
+            if not self.expect:
+                p.append("a predict exercise needs expect")
+        elif self.kind in ("fix", "faster"):
+            if not self.source.endswith(".cu"):
+                p.append("source must name a .cu file")
+            if not re.fullmatch(r"\d+-\d+", self.lines):
+                p.append("lines must be a range such as 40-52")
+            for t in self.sanitizer:
+                if t not in SANITIZERS:
+                    p.append(f"unknown sanitizer tool {t}")
+        if self.kind == "faster":
+            if not self.measure or not re.fullmatch(r"(>=|<=)\s*[0-9.]+", self.target):
+                p.append("a faster exercise needs measure and target (>= X or <= X)")
+            elif re.compile(self.measure).groups != 1:
+                p.append("measure needs exactly one group")
+        return p
+
+
+def load(chapter_dir):
+    spec = Path(chapter_dir) / "exercises" / "exercises.txt"
+    cp = configparser.ConfigParser(interpolation=None, inline_comment_prefixes=None)
+    cp.optionxform = str
+    cp.read_string(spec.read_text())
+    return [Exercise(Path(chapter_dir).name, name, cp[name]) for name in cp.sections()]
+
+
+def read_answers(path):
+    answers = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            if line.strip().startswith("#") or "=" not in line:
+                continue
+            key, _, value = line.partition("=")
+            answers[key.strip()] = value.strip()
+    return answers
+
+
+def matches(expect, value):
+    value = value.strip()
+    if not value:
+        return False
+    if ".." in expect:
+        lo, hi = (float(x) for x in expect.split(".."))
+        try:
+            return lo <= float(value) <= hi
+        except ValueError:
+            return False
+    try:
+        return abs(float(value) - float(expect)) <= 1e-9 * max(1.0, abs(float(expect)))
+    except ValueError:
+        norm = lambda s: " ".join(s.lower().replace("_", " ").replace("-", " ").split())
+        return norm(value) in {norm(w) for w in expect.split("|")}
+
+
+def run(cmd, cwd, timeout):
+    try:
+        r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, errors="replace")
+        return r.returncode, r.stdout, r.stderr
+    except subprocess.TimeoutExpired:
+        return None, "", f"timed out after {timeout} s"
+
+
+def last_line(text):
+    lines = text.strip().splitlines()
+    return lines[-1] if lines else ""
+
+
+def check_predict(ex, src):
+    answers = read_answers(src / "answers.txt")
+    if not answers.get(f"{ex.name}.predicted"):
+        return "not yet", f"write your prediction first: {ex.name}.predicted = ... in answers.txt"
+    measured = answers.get(f"{ex.name}.measured", "")
+    if not measured:
+        return "not yet", f"now measure, and write {ex.name}.measured = ... in answers.txt"
+    if not matches(ex.expect, measured):
+        return "not yet", f"{ex.name}.measured = {measured} is not what the measurement shows"
+    return "solved", ""
+
+
+def check_program(ex, binary):
+    """'solved' / 'not yet' / 'skipped', and a reason."""
+    if not binary.exists():
+        return "not yet", f"{binary.name} is not built (make exercises shows why)"
+    best = None
+    for attempt in range(3 if ex.kind == "faster" else 1):
+        rc, out, err = run([str(binary), *ex.args], binary.parent, ex.timeout)
+        if rc == 77:
+            return "skipped", last_line(out) or last_line(err)
+        if rc is None:
+            return "not yet", f"./{binary.name} {' '.join(ex.args)}: {err}"
+        if rc != 0 or last_line(out) != "PASSED":
+            what = last_line(out) or last_line(err) or "no output"
+            if rc < 0:
+                what = f"crashed (signal {-rc})"
+            return "not yet", f"the program's own check: {what[:120]}"
+        if ex.kind != "faster":
+            break
+        found = re.findall(ex.measure, out)
+        if not found:
+            return "not yet", f"the output has no line that matches {ex.measure!r}"
+        value = float(found[-1])
+        best = value if best is None else (max(best, value) if ex.target.startswith(">=") else min(best, value))
+        op, goal = ex.target[:2], float(ex.target[2:])
+        if (best >= goal) if op == ">=" else (best <= goal):
+            break
+    if ex.kind == "faster":
+        op, goal = ex.target[:2], float(ex.target[2:])
+        if not ((best >= goal) if op == ">=" else (best <= goal)):
+            return "not yet", f"measured {best:g}, the target is {op} {goal:g} (best of 3 runs)"
+    for tool in ex.sanitizer:
+        cmd = ["compute-sanitizer", "--tool", tool, "--error-exitcode", "99", "--print-limit", "5"]
+        if tool == "memcheck":
+            cmd += ["--leak-check", "full"]
+        rc, out, err = run(cmd + [str(binary), *ex.args], binary.parent, 5 * ex.timeout)
+        if rc is None:
+            return "not yet", f"compute-sanitizer --tool {tool}: {err}"
+        m = re.search(r"ERROR SUMMARY: (\d+) error", out + err)
+        if rc == 77:
+            return "skipped", last_line(out)
+        if not m or int(m.group(1)) or rc != 0:
+            n = m.group(1) if m else "?"
+            return "not yet", f"compute-sanitizer --tool {tool} reports {n} error(s)" + (
+                f"; the program exited {rc}" if rc not in (0, 99) else "")
+    return "solved", ""
+
+
+def check(args):
+    chapter = Path(args.chapter).resolve() if Path(args.chapter).is_dir() else ROOT / args.chapter
+    if not (chapter / "exercises" / "exercises.txt").exists():
+        print(f"{chapter.name}: no exercises/exercises.txt", file=sys.stderr)
+        return 2
+    src = Path(args.src).resolve() if args.src else chapter / "workspace"
+    binary_dir = Path(args.bin).resolve() if args.bin else src
+    if not src.is_dir():
+        print(f"{src} does not exist: make -C {chapter.name} workspace copies the exercises there", file=sys.stderr)
+        return 2
+    exercises = load(chapter)
+    only = set(args.only.split(",")) if args.only else None
+    if only and only - {e.name for e in exercises}:
+        print(f"no such exercise: {', '.join(sorted(only - {e.name for e in exercises}))}", file=sys.stderr)
+        return 2
+    state_file = binary_dir / ".attempts.json"
+    try:
+        attempts = json.loads(state_file.read_text())
+    except (OSError, ValueError):
+        attempts = {}
+    width = max(len(e.name) for e in exercises)
+    counts = {"solved": 0, "not yet": 0, "skipped": 0}
+    for ex in exercises:
+        if only and ex.name not in only:
+            continue
+        if ex.kind == "predict":
+            status, why = check_predict(ex, src)
+        else:
+            status, why = check_program(ex, binary_dir / ex.program)
+        counts[status] += 1
+        print(f"{ex.name:<{width}}  {status}{': ' + why if why else ''}", flush=True)
+        if status == "not yet":
+            attempts[ex.name] = attempts.get(ex.name, 0) + 1
+            if not args.no_hints:
+                print(f"{'':<{width}}  hint: {ex.hint1}")
+                if attempts[ex.name] >= 2:
+                    print(f"{'':<{width}}  hint: {ex.hint2}")
+    if not args.no_hints:
+        try:
+            state_file.write_text(json.dumps(attempts, indent=1) + "\n")
+        except OSError:
+            pass
+    total = sum(counts.values())
+    print(f"{chapter.name}: {counts['solved']} of {total} solved"
+          + (f", {counts['skipped']} skipped" if counts["skipped"] else ""))
+    if counts["not yet"]:
+        return 1
+    return 77 if counts["skipped"] else 0
+
+
+def list_(args):
+    chapter = Path(args.chapter).resolve() if Path(args.chapter).is_dir() else ROOT / args.chapter
+    for ex in load(chapter):
+        print(f"{ex.name:<24} {ex.kind:<8} {ex.section}  {ex.title}")
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("check")
+    c.add_argument("chapter")
+    c.add_argument("--src")
+    c.add_argument("--bin")
+    c.add_argument("--only")
+    c.add_argument("--no-hints", action="store_true")
+    c.set_defaults(func=check)
+    l = sub.add_parser("list")
+    l.add_argument("chapter")
+    l.set_defaults(func=list_)
+    a = ap.parse_args()
+    return a.func(a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -12,13 +12,14 @@
 //            it without synchronizing. cudaMemPoolAttrReleaseThreshold = UINT64_MAX keeps the pool
 //            from trimming itself back to 0 bytes at every synchronization.
 // Build:  make alloc_reuse         Run: ./alloc_reuse [--n=2^22] [--iters=200] [--reps=5]
-// Output: time per iteration of each version (host wall clock, GPU work included), the ratios to
-//         churn; every iteration's sum is checked against the CPU; PASSED.
+// Output: the version table of common/results.cuh (--csv=FILE, --only=REGEX): time of the whole
+//         loop and per iteration (host wall clock, GPU work included), the ratios to churn; every
+//         iteration's sum is checked against the CPU; PASSED.
 #include <algorithm>
 #include <cstdint>
-#include <functional>
 #include <vector>
 #include "common.cuh"
+#include "results.cuh"
 
 // CPU reference: the sum of iteration it's scratch values.
 unsigned long long iteration_sum_cpu(const uint32_t* in, long long n, int it) {
@@ -48,7 +49,9 @@ int main(int argc, char** argv) {
     long long n = args.integer("n", 1LL << 22, 1, 1LL << 28, "elements (uint32) of the scratch buffer");
     int iters = (int)args.integer("iters", 200, 1, 100000, "loop iterations, one scratch buffer each");
     int reps = (int)args.integer("reps", 5, 1, 100, "timed repetitions of the whole loop (median reported)");
+    Results results(args, "alloc_reuse", Results::TIME_ONLY);
     args.parse_or_exit();
+    results.validate();
 
     DeviceInfo dev = select_device(args.device());
     int pools = 0;
@@ -102,47 +105,28 @@ int main(int argc, char** argv) {
             CHECK(cudaFreeAsync(tmp, s));  // the memory is reusable by later work on s
         }
     };
-    struct Version { const char* name; std::function<void()> loop; };
-    Version versions[] = {{"cudaMalloc/cudaFree each iteration", churn},
-                          {"one buffer reused", reuse},
-                          {"cudaMallocAsync/cudaFreeAsync pool", pooled}};
-
-    // Validate each version: every iteration's sum must equal the CPU's.
-    Verdict verdict;
-    for (auto& v : versions) {
-        CHECK(cudaMemsetAsync(d_sums, 0, iters * sizeof(unsigned long long), s));
-        v.loop();
-        CHECK_LAUNCH();
+    // Each version runs the whole loop; every iteration's sum must equal the CPU's. They are timed by
+    // the host clock around the loop plus a final synchronization: the cost of cudaMalloc and cudaFree
+    // is spent on the host, and cudaFree's implicit wait is what stalls the GPU.
+    auto check = [&](Verdict& verdict, const std::string& name) {
         CHECK(cudaMemcpyAsync(got.data(), d_sums, iters * sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
         CHECK(cudaStreamSynchronize(s));
-        verdict.exact(v.name, ref.data(), got.data(), iters);
-    }
+        verdict.exact(name, ref.data(), got.data(), iters);
+    };
+    auto clear = [&] { CHECK(cudaMemsetAsync(d_sums, 0, iters * sizeof(unsigned long long), s)); };
+    const char* churn_name = "churn (cudaMalloc/cudaFree each iteration)";
+    results.add(churn_name, churn, 0, check, clear).host_timed(s).reset = clear;
+    results.add("reuse (one buffer)", reuse, 0, check, clear).host_timed(s).reset = clear;
+    results.add("pool (cudaMallocAsync/cudaFreeAsync)", pooled, 0, check, clear).host_timed(s).reset = clear;
+    results.speedup_over(churn_name);
+    results.column("us/iteration", "us_per_iteration", [&](const Results::Version& v) { return 1e3 * v.ms / iters; },
+                   "%.1f");
+    Verdict verdict;
+    results.run(verdict, reps);
     uint64_t reserved = 0;
     CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
     verdict.check(reserved >= bytes, "pool kept its memory after the sync");
-
-    // Host wall clock around the whole loop plus a final synchronization: the cost of cudaMalloc
-    // and cudaFree is spent on the host, and cudaFree's implicit wait is what stalls the GPU.
-    std::printf("\n%-36s %12s %10s\n", "version", "us/iteration", "vs churn");
-    double churn_us = 0;
-    for (auto& v : versions) {
-        std::vector<double> t;
-        v.loop();  // warm-up
-        CHECK(cudaStreamSynchronize(s));
-        for (int r = 0; r < reps; ++r) {
-            CHECK(cudaMemsetAsync(d_sums, 0, iters * sizeof(unsigned long long), s));
-            CHECK(cudaStreamSynchronize(s));
-            CpuTimer cpu;
-            v.loop();
-            CHECK(cudaStreamSynchronize(s));
-            t.push_back(1e3 * cpu.stop_ms() / iters);
-        }
-        CHECK(cudaGetLastError());
-        double us = median(t);
-        if (churn_us == 0) churn_us = us;
-        std::printf("%-36s %12.1f %9.2fx\n", v.name, us, churn_us / us);
-    }
-    std::printf("vs churn > 1: faster than allocating and freeing every iteration (G 5.5)\n");
+    std::printf("x churn > 1: faster than allocating and freeing every iteration (G 5.5)\n");
 
     CHECK(cudaMemPoolTrimTo(pool, 0));  // hand the pool's memory back
     CHECK(cudaStreamDestroy(s));

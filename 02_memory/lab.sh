@@ -99,12 +99,9 @@ fi
 
 if have "$NCU"; then
     echo "== 4. l2_persistence: L2 hit rate per configuration (ncu --cache-control none)"
-    # Launch order in l2_persistence: the two no-set-aside checks (hot fits, hot 2x), their timing
-    # runs (6 launches at --reps=1), then one checking launch per set-aside configuration.
-    ncu_rows "0=no set-aside, hot fits, no window;1=no set-aside, hot 2x, no window" \
-        -k regex:hot_stream -c 2 --cache-control none --metrics lts__t_sector_hit_rate.pct ./l2_persistence --reps=1
-    ncu_rows "0=set-aside, hot fits, no window;1=window hitRatio 0.25;2=window hitRatio 0.5;3=window hitRatio 0.75;4=window hitRatio 1.0;5=set-aside, hot 2x, no window;6=2x, hitRatio 1.0;7=2x, hitRatio set-aside/window" \
-        -k regex:hot_stream --launch-skip 8 -c 8 --cache-control none --metrics lts__t_sector_hit_rate.pct ./l2_persistence --reps=1
+    # Launch order in l2_persistence: one checking launch per configuration, all before any timing.
+    ncu_rows "0=L2 as found, hot fits;1=set-aside only, hot fits;2=window 0.25, hot fits;3=window 0.50, hot fits;4=window 0.75, hot fits;5=window 1.00, hot fits;6=L2 as found, hot 2x;7=set-aside only, hot 2x;8=window 1.00, hot 2x;9=window tuned, hot 2x" \
+        -k regex:hot_stream -c 10 --cache-control none --metrics lts__t_sector_hit_rate.pct ./l2_persistence --reps=1
 fi
 
 if have compute-sanitizer; then

@@ -13,14 +13,19 @@
 //         again - the padding trick of the transpose. Each thread follows a chain of dependent
 //         loads (a = s[a]) so the compiler cannot hoist or merge them; clock64() around the chain
 //         gives cycles per load, CUDA events the kernel time.
-// Build:  make bank_conflicts   Run: ./bank_conflicts [--iters=4096] [--stride=S] [--csv] [--reps=10]
-// Output: one row per access pattern: stride, predicted conflict degree gcd(S,32), measured
-//         cycles per warp load, kernel time and the ratio to stride 1; then PASSED.
+// Build:  make bank_conflicts   Run: ./bank_conflicts [--iters=4096] [--stride=S] [--all-strides] [--reps=10]
+// Output: one row per access pattern (the version table of common/results.cuh: --csv=FILE,
+//         --only=REGEX): kernel time, predicted conflict degree gcd(S,32), measured cycles per
+//         warp load and the time ratio to stride 1; then PASSED.
 //         --stride=S runs only that stride (for ncu: see the chapter README's lab).
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <numeric>
+#include <string>
 #include <vector>
 #include "common.cuh"
+#include "results.cuh"
 
 constexpr int kWords = 2048;  // shared table: 64 rows of 32 words (8 KB); rows * 32 > 31 * 64
 constexpr int kBanks = 32;
@@ -85,13 +90,14 @@ __global__ void bank_conflict_broadcast(const unsigned* table, int iters, unsign
     chase(table, 0, iters, sums, cycles);
 }
 
-const char* pattern(int stride) {
+// The version's name: the stride and, where it has one, the pattern it stands for.
+std::string version_name(int stride) {
     switch (stride) {
-        case 0: return "broadcast (all lanes, one word)";
-        case 1: return "row of a tile, s[ty][lane]";
-        case 32: return "column of [32][32] tile";
-        case 33: return "column of padded [32][33] tile";
-        default: return stride % 2 ? "odd stride" : "";
+        case 0: return "broadcast: all lanes, one word";
+        case 1: return "stride 1: row of a tile";
+        case 32: return "stride 32: column of [32][32]";
+        case 33: return "stride 33: column of [32][33]";
+        default: return "stride " + std::to_string(stride) + (stride % 2 ? ": odd" : "");
     }
 }
 
@@ -101,8 +107,10 @@ int main(int argc, char** argv) {
     int only = (int)args.integer("stride", 0, 0, 64, "run only this stride (1..64); 0 = the standard sweep");
     int blocks_per_sm = (int)args.integer("blocks-per-sm", 8, 1, 32, "blocks per SM in the grid");
     int reps = (int)args.integer("reps", 10, 1, 1000, "timed repetitions (median reported)");
-    bool csv = args.flag("csv", "print CSV rows for every stride 1..33 and broadcast");
+    bool all = args.flag("all-strides", "every stride 1..33 and broadcast (for a chart)");
+    Results results(args, "bank_conflicts", Results::TIME_ONLY);
     args.parse_or_exit();
+    results.validate();
 
     DeviceInfo dev = select_device(args.device());
     int grid = dev.prop.multiProcessorCount * blocks_per_sm;
@@ -110,7 +118,7 @@ int main(int argc, char** argv) {
 
     std::vector<int> strides = {0, 1, 2, 3, 4, 8, 16, 32, 33};  // 0 = broadcast
     if (only) strides = {only};
-    else if (csv) {
+    else if (all) {
         strides = {0};
         for (int s = 1; s <= 33; ++s) strides.push_back(s);
     }
@@ -125,61 +133,60 @@ int main(int argc, char** argv) {
     std::printf("%d blocks x %d threads, %d dependent loads per thread, shared table %d words\n", grid, kBlock,
                 iters, kWords);
 
-    Verdict verdict;
+    // One version per access pattern. Its check compares every thread's chain sum with the CPU's and
+    // keeps the clock64() cycles per load that the checking launch recorded (a column below).
     std::vector<unsigned> ref(kBlock), expected(threads), got(threads);
     std::vector<long long> cyc(warps);
-    if (csv) std::printf("stride,predicted_degree,cycles_per_load,kernel_ms,ratio_to_stride1\n");
-    else std::printf("%-6s %-31s %6s %12s %10s %9s\n", "stride", "pattern", "degree", "cycles/load", "kernel ms",
-                     "vs s=1");
-
-    double ms_stride1 = 0, ms_stride32 = 0;
-    bool all_ok = true;
+    std::map<std::string, std::pair<int, double>> seen;  // version -> (stride, cycles per load)
     for (int stride : strides) {
-        auto launch = [&] {
+        std::string name = version_name(stride);
+        auto launch = [&, stride] {
             if (stride == 0) bank_conflict_broadcast<<<grid, kBlock>>>(d_table, iters, d_sums, d_cycles);
             else bank_conflict_strided<<<grid, kBlock>>>(d_table, stride, iters, d_sums, d_cycles);
         };
-        // Check first: every thread's sum over its chain equals the CPU's.
-        CHECK(cudaMemset(d_sums, 0xff, threads * sizeof(unsigned)));
-        CHECK(cudaMemset(d_cycles, 0, warps * sizeof(long long)));
-        launch();
-        CHECK_LAUNCH();
-        CHECK(cudaMemcpy(got.data(), d_sums, threads * sizeof(unsigned), cudaMemcpyDeviceToHost));
-        CHECK(cudaMemcpy(cyc.data(), d_cycles, warps * sizeof(long long), cudaMemcpyDeviceToHost));
-        chase_cpu(table, stride, iters, ref.data());
-        for (long long i = 0; i < threads; ++i) expected[i] = ref[i % kBlock];
-        std::string name = stride ? "stride " + std::to_string(stride) + " sums" : std::string("broadcast sums");
-        bool ok = std::equal(expected.begin(), expected.end(), got.begin());
-        if (!ok || only) verdict.exact(name, expected.data(), got.data(), threads);  // lists the mismatches
-        all_ok = all_ok && ok;
-
-        double ms = bench_ms(launch, reps);
-        double mean_cycles = 0;
-        for (long long w = 0; w < warps; ++w) mean_cycles += (double)cyc[w];
-        mean_cycles /= (double)warps * iters;
-        int degree = stride ? std::gcd(stride, kBanks) : 1;  // broadcast: one pass
-        if (stride == 1) ms_stride1 = ms;
-        if (stride == 32) ms_stride32 = ms;
-        double ratio = ms_stride1 > 0 ? ms / ms_stride1 : 0;
-        if (csv) std::printf("%d,%d,%.1f,%.4f,%.2f\n", stride, degree, mean_cycles, ms, ratio);
-        else {
-            char ratio_text[16] = "-";
-            if (ratio > 0) std::snprintf(ratio_text, sizeof ratio_text, "%.2fx", ratio);
-            std::printf("%-6s %-31s %6d %12.1f %10.3f %9s\n", stride ? std::to_string(stride).c_str() : "bcast",
-                        pattern(stride), degree, mean_cycles, ms, ratio_text);
-        }
-        if (only) {
-            // What `ncu --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum` should
-            // show for ONE launch: each warp load costs `degree` wavefronts, degree - 1 of them extra.
-            double loads = (double)warps * iters;
-            std::printf("predicted per launch: %.0f warp loads (shared ld), %.0f wavefronts, %.0f bank conflicts\n",
-                        loads, loads * degree, loads * (degree - 1));
-        }
+        auto check = [&, stride](Verdict& verdict, const std::string& version) {
+            CHECK(cudaMemcpy(got.data(), d_sums, threads * sizeof(unsigned), cudaMemcpyDeviceToHost));
+            CHECK(cudaMemcpy(cyc.data(), d_cycles, warps * sizeof(long long), cudaMemcpyDeviceToHost));
+            chase_cpu(table, stride, iters, ref.data());
+            for (long long i = 0; i < threads; ++i) expected[i] = ref[i % kBlock];
+            verdict.exact(version + " chain sums", expected.data(), got.data(), threads);
+            double cycles = 0;
+            for (long long w = 0; w < warps; ++w) cycles += (double)cyc[w];
+            seen[version] = {stride, cycles / ((double)warps * iters)};
+        };
+        auto poison = [&] {
+            CHECK(cudaMemset(d_sums, 0xff, threads * sizeof(unsigned)));
+            CHECK(cudaMemset(d_cycles, 0, warps * sizeof(long long)));
+        };
+        results.add(name, launch, 0, check, poison).param("stride", stride);
     }
-    if (!only) verdict.check(all_ok, "chain sums of all " + std::to_string(strides.size()) + " patterns == CPU");
-    if (ms_stride1 > 0 && ms_stride32 > 0 && !csv)
+    auto stride_of = [&](const Results::Version& v) { return seen.count(v.name) ? seen[v.name].first : -1; };
+    results.column("degree", "predicted_degree", [&](const Results::Version& v) {
+        int s = stride_of(v);  // gcd(S, 32) passes per warp load; broadcast: one
+        return s < 0 ? NAN : s == 0 ? 1.0 : (double)std::gcd(s, kBanks);
+    }, "%.0f");
+    results.column("cycles/load", "cycles_per_load", [&](const Results::Version& v) {
+        return seen.count(v.name) ? seen[v.name].second : NAN;
+    }, "%.1f");
+    results.column("time / s=1", "ratio_to_stride1", [&](const Results::Version& v) {
+        const Results::Version* s1 = results.find(version_name(1));
+        return s1 ? v.ms / s1->ms : NAN;
+    }, "%.2fx");
+
+    Verdict verdict;
+    results.run(verdict, reps);
+    const Results::Version *s1 = results.find(version_name(1)), *s32 = results.find(version_name(32));
+    if (s1 && s32)
         std::printf("stride 32 / stride 1: %.1fx the time (gcd predicts 32 passes per load instead of 1)\n",
-                    ms_stride32 / ms_stride1);
+                    s32->ms / s1->ms);
+    if (only) {
+        // What `ncu --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum` should show
+        // for ONE launch: each warp load costs `degree` wavefronts, degree - 1 of them extra.
+        int degree = std::gcd(only, kBanks);
+        double loads = (double)warps * iters;
+        std::printf("predicted per launch: %.0f warp loads (shared ld), %.0f wavefronts, %.0f bank conflicts\n",
+                    loads, loads * degree, loads * (degree - 1));
+    }
 
     CHECK(cudaFree(d_table));
     CHECK(cudaFree(d_sums));

@@ -23,7 +23,9 @@
 // it; run() calls prepare() (if given, e.g. a memset to 0xff so that an unwritten result fails),
 // launch() once, then check, for every selected version before timing any of them. Timing is
 // bench_ms (warm-up, median of `reps` CUDA-event timings) on the default stream; a version whose
-// `reset` is set is timed with bench_ms_fresh (reset() before every timed launch, outside the timing).
+// `reset` is set is timed with bench_ms_fresh (reset() before every timed launch, outside the timing);
+// one marked host_timed(stream) by the host clock around launch + stream synchronization. A version's
+// `setup` (a device state it needs) runs before its check and again before its timing.
 // Work counts bytes read + written (GBPS), floating-point (GFLOPS) or integer (GOPS) operations per launch.
 #pragma once
 #include <algorithm>
@@ -58,6 +60,17 @@ class Results {
         double ms = -1;         // median time, filled by run()
         Launch reset{};         // if set: run (untimed) before every timed launch, to re-create the
                                 // state a first run starts from (bench_ms_fresh); set it on add()'s result
+        Launch setup{};         // if set: run once before this version is checked and once before it is
+                                // timed: a device state the version needs (an L2 set-aside, a window)
+        cudaStream_t wall = nullptr;  // with host_timed(): the stream its launch works on
+        bool host_clock = false;
+        // Time this version by the host's clock around launch() + cudaStreamSynchronize(stream)
+        // instead of CUDA events: for a launch whose cost is partly on the host (cudaMalloc, cudaFree).
+        Version& host_timed(cudaStream_t stream) {
+            host_clock = true;
+            wall = stream;
+            return *this;
+        }
         std::vector<std::pair<std::string, std::string>> row = {};  // this row's own CSV parameters
         double rate() const { return ms > 0 ? work / (ms * 1e6) : 0.0; }  // GB/s, GFLOP/s or GOP/s
         // A parameter of this row only (a sweep: the offset, the transfer size): one CSV column,
@@ -145,14 +158,20 @@ class Results {
         validate();
         for (auto& v : versions_) {
             if (!selected(v) || !v.check) continue;
+            if (v.setup) v.setup();
             if (v.prepare) v.prepare();
             v.launch();
             CHECK_LAUNCH();
             CHECK(cudaDeviceSynchronize());
             v.check(verdict, v.name);
         }
-        for (auto& v : versions_)
-            if (selected(v)) v.ms = v.reset ? bench_ms_fresh(v.reset, v.launch, reps, warmup) : bench_ms(v.launch, reps, warmup);
+        for (auto& v : versions_) {
+            if (!selected(v)) continue;
+            if (v.setup) v.setup();
+            v.ms = v.host_clock ? host_ms(v, reps, warmup)
+                   : v.reset    ? bench_ms_fresh(v.reset, v.launch, reps, warmup)
+                                : bench_ms(v.launch, reps, warmup);
+        }
         if (print_) print();
         if (!csv_.empty()) write_csv();
     }
@@ -195,6 +214,23 @@ class Results {
     }
 
   private:
+    // Median host wall-clock time of launch() + cudaStreamSynchronize, after warm-up runs; reset()
+    // (if set) runs before each, untimed.
+    static double host_ms(const Version& v, int reps, int warmup) {
+        std::vector<double> t;
+        for (int r = 0; r < warmup + reps; ++r) {
+            if (v.reset) v.reset();
+            CHECK(cudaStreamSynchronize(v.wall));
+            CpuTimer cpu;
+            v.launch();
+            CHECK(cudaStreamSynchronize(v.wall));
+            double ms = cpu.stop_ms();
+            CHECK(cudaGetLastError());
+            if (r >= warmup) t.push_back(ms);
+        }
+        return median(t);
+    }
+
     const char* rate_name() const {
         return unit_ == GBPS ? "GB/s" : unit_ == GFLOPS ? "GFLOP/s" : unit_ == GOPS ? "GOP/s" : "";
     }

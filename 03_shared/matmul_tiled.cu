@@ -23,20 +23,9 @@
 #include <functional>
 #include <string>
 #include <vector>
-#include <cublas_v2.h>
+#include "blas.cuh"  // CHECK_CUBLAS, gemm_rows_cpu (the double-precision ground truth)
 #include "common.cuh"
 #include "results.cuh"
-
-#define CHECK_CUBLAS(call)                                                                              \
-    do {                                                                                                \
-        cublasStatus_t s_ = (call);                                                                     \
-        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                              \
-            std::fprintf(stderr, "cuBLAS error at %s:%d\n  call:  %s\n  error: %s\n", __FILE__, __LINE__, \
-                         #call, cublasGetStatusString(s_));                                             \
-            std::printf("FAILED: cuBLAS error %s at %s:%d\n", cublasGetStatusString(s_), __FILE__, __LINE__); \
-            std::exit(1);                                                                               \
-        }                                                                                               \
-    } while (0)
 
 // The guide's matrix type: row-major, M(row, col) = *(M.elements + row * M.stride + col). The
 // stride lets a sub-matrix share its parent's storage. Here the device matrices get a stride
@@ -50,21 +39,6 @@ struct Matrix {
 };
 
 constexpr int BLOCK_SIZE = 16;  // the guide's thread block: 16 x 16
-
-// CPU reference in double for the listed rows of C (all columns): the ground truth for the check.
-void matmul_rows_cpu(const std::vector<float>& a, const std::vector<float>& b, std::vector<double>& c,
-                     const std::vector<int>& rows, int n, int k) {
-    std::vector<double> acc(n);
-    for (size_t r = 0; r < rows.size(); ++r) {
-        std::fill(acc.begin(), acc.end(), 0.0);
-        for (int e = 0; e < k; ++e) {
-            double x = a[(size_t)rows[r] * k + e];
-            const float* brow = &b[(size_t)e * n];
-            for (int j = 0; j < n; ++j) acc[j] += x * brow[j];
-        }
-        std::copy(acc.begin(), acc.end(), c.begin() + r * n);
-    }
-}
 
 // ---- The guide's device functions. Changed: the guide assumes sizes that are multiples of
 // BLOCK_SIZE. Here a sub-matrix at the edge is clipped, GetElement returns 0 outside the matrix
@@ -268,7 +242,7 @@ int main(int argc, char** argv) {
     int nsample = (double)M * N * K <= 1.5e8 ? M : std::min(M, 64);
     for (int i = 0; i < nsample; ++i) rows.push_back(nsample == M ? i : (int)((long long)i * (M - 1) / (nsample - 1)));
     std::vector<double> ref(rows.size() * N);
-    matmul_rows_cpu(a, b, ref, rows, N, K);
+    gemm_rows_cpu(a, b, ref, rows, N, K);
     // Tolerance: each result sums K products of numbers in [-1, 1]. fp32 rounding (u = 2^-24) adds
     // an error per addition proportional to the running sum; these errors add like a random walk,
     // ~sqrt(K) * u * |partial sums| <= sqrt(K) * u * K (worst case |sum| ~ K). atol = K^1.5 * u is

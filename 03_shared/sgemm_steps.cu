@@ -28,20 +28,9 @@
 #include <cstdio>
 #include <string>
 #include <vector>
-#include <cublas_v2.h>
+#include "blas.cuh"  // CHECK_CUBLAS, gemm_rows_cpu (the double-precision ground truth)
 #include "common.cuh"
 #include "results.cuh"
-
-#define CHECK_CUBLAS(call)                                                                              \
-    do {                                                                                                \
-        cublasStatus_t s_ = (call);                                                                     \
-        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                              \
-            std::fprintf(stderr, "cuBLAS error at %s:%d\n  call:  %s\n  error: %s\n", __FILE__, __LINE__, \
-                         #call, cublasGetStatusString(s_));                                             \
-            std::printf("FAILED: cuBLAS error %s at %s:%d\n", cublasGetStatusString(s_), __FILE__, __LINE__); \
-            std::exit(1);                                                                               \
-        }                                                                                               \
-    } while (0)
 
 // Row-major A (M x K), B (K x N), C (M x N). The leading dimensions (floats from one row to the
 // next) are rounded up to a multiple of 4, as cudaMallocPitch would: every row starts 16-byte
@@ -54,21 +43,6 @@ struct Operands {
     float* C;
     int M, N, K, lda, ldb, ldc;
 };
-
-// CPU reference in double for the listed rows of C (all columns): the ground truth for the check.
-void sgemm_rows_cpu(const std::vector<float>& a, const std::vector<float>& b, std::vector<double>& c,
-                    const std::vector<int>& rows, int n, int k) {
-    std::vector<double> acc(n);
-    for (size_t r = 0; r < rows.size(); ++r) {
-        std::fill(acc.begin(), acc.end(), 0.0);
-        for (int e = 0; e < k; ++e) {
-            double x = a[(size_t)rows[r] * k + e];
-            const float* brow = &b[(size_t)e * n];
-            for (int j = 0; j < n; ++j) acc[j] += x * brow[j];
-        }
-        std::copy(acc.begin(), acc.end(), c.begin() + r * n);
-    }
-}
 
 // ---- Edge handling shared by all steps: out-of-range elements load as 0 (a zero adds nothing to a
 // dot product) and out-of-range results are not stored. The tiles never need a size multiple.
@@ -634,7 +608,7 @@ int main(int argc, char** argv) {
     for (int i = 0; i < nsample; ++i)
         rows.push_back(nsample == M ? i : (int)((long long)i * (M - 1) / std::max(nsample - 1, 1)));
     std::vector<double> ref(rows.size() * N);
-    sgemm_rows_cpu(a, b, ref, rows, N, K);
+    gemm_rows_cpu(a, b, ref, rows, N, K);
     std::vector<float> sampled(rows.size() * N), sampled_ref(ref.begin(), ref.end());
     // Tolerance: each result sums K products of numbers in [-1, 1]. fp32 rounding errors (u = 2^-24)
     // add like a random walk, ~sqrt(K) * u * |partial sums| <= K^1.5 * u: 0.016 at K = 4096, ~100x the

@@ -70,8 +70,9 @@ if command -v "$NCU" >/dev/null 2>&1; then
   echo "== 6. sgemm_steps 2048^3: one ncu report per step (its checking launch)"
   for s in 1 2 3 4 5 6 7 8; do
     echo "-- step $s"
-    c=1; [ $s = 8 ] && c=4   # step 8 has four configurations
-    ncu_q -k regex:'^sgemm_' -c $c --metrics $SGEMM_METRICS ./sgemm_steps --kernel=$s --m=2048 --n=2048 --k=2048 --reps=1
+    # step 8: its fast path with the interleaved lanes ("A by 4") and without them ("plain lanes")
+    only=(); c=1; [ $s = 8 ] && only=(--only='A by 4|plain lanes') && c=2
+    ncu_q -k regex:'^sgemm_' -c $c --metrics $SGEMM_METRICS ./sgemm_steps --kernel=$s --m=2048 --n=2048 --k=2048 --reps=1 "${only[@]}"
   done
 else
   echo "ncu not found: skipping section 6"

@@ -11,6 +11,7 @@
 #pragma once
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <cuda_runtime.h>
 #include "check.cuh"
@@ -62,4 +63,19 @@ inline void require_cc(const DeviceInfo& d, int major, int minor, const char* fe
         skip(std::string(feature) + " requires compute capability " + std::to_string(major) + "." +
              std::to_string(minor) + "; " + d.prop.name + " is " + std::to_string(d.prop.major) + "." +
              std::to_string(d.prop.minor));
+}
+
+// Whether a CUDA tool (compute-sanitizer, ncu, nsys) is attached to this process. They attach
+// through the CUDA injection hook and take over parts of launching and synchronization, so a
+// program prints its timing-dependent claims (concurrency, overlap, CPU cost of a wait) under them
+// but does not assert them. Call after CUDA is initialized: the tool's library is then mapped into
+// this process (Linux: /proc/self/maps; elsewhere only the environment variable is seen).
+inline bool cuda_tool_attached() {
+    const char* inj = std::getenv("CUDA_INJECTION64_PATH");
+    if (inj && *inj) return true;
+    std::ifstream maps("/proc/self/maps");
+    std::string line;
+    while (std::getline(maps, line))
+        if (line.find("sanitizer") != std::string::npos || line.find("njection") != std::string::npos) return true;
+    return false;
 }

@@ -4,7 +4,7 @@
 //         atomicAdd of each block's sum into the result); N 6.3.1 原子操作 (atomicAdd).
 // Your task: the program sums n random values from [0, 2^31 - 1] (the range of rand(), as in the
 //         notes) on the CPU and on the GPU and compares the two sums. The GPU's is wrong. Find the
-//         bug and fix it so that the check passes; the result is an unsigned long long already.
+//         bug and fix it so that the check passes.
 // Build and check (from the chapter folder):
 //         make exercises && cd workspace && ./sum_overflow     (builds your copy in workspace/)
 //         make check                                           (says solved / not yet, with hints)

@@ -12,13 +12,12 @@ Bars start where the op could start on its engine (overlap.cu explains how the t
 from the events) and end at the event recorded after it.
 """
 import argparse
-import csv
 import sys
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")  # no display needed
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tools"))
+import plotlib  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
@@ -28,14 +27,7 @@ ENGINE_ROWS = [("H2D", "copy H2D"), ("kernel", "compute"), ("D2H", "copy D2H")]
 
 def read_timeline(path):
     """Rows of the timeline CSV (header starting with gpu,cc,driver,cuda,program), grouped by variant in file order."""
-    lines = Path(path).read_text().splitlines()
-    start = next((i for i, l in enumerate(lines) if l.startswith("gpu,cc,driver,cuda,program,")), None)
-    if start is None:
-        sys.exit(f"{path}: no CSV header starting with 'gpu,cc,driver,cuda,program,'")
-    rows = list(csv.DictReader(lines[start:]))
-    need = {"variant", "streams", "stream", "op", "start_ms", "end_ms"}
-    if not rows or not need <= set(rows[0]):
-        sys.exit(f"{path}: timeline columns missing (need {', '.join(sorted(need))})")
+    rows = plotlib.read_table(path, need=("variant", "streams", "stream", "op", "start_ms", "end_ms"))
     variants = {}
     for r in rows:
         variants.setdefault(r["variant"], []).append(r)
@@ -46,7 +38,7 @@ def pick(variants, wanted):
     if wanted:
         missing = [w for w in wanted if w not in variants]
         if missing:
-            sys.exit(f"no such variant in the timeline: {missing}; have: {list(variants)}")
+            raise ValueError(f"no such variant in the timeline: {missing}; have: {list(variants)}")
         return wanted
     names = list(variants)
     chosen = [n for n in names if n.startswith("serial")]
@@ -104,24 +96,19 @@ def plot_timeline(path, out, wanted):
     fig.legend(handles=handles, loc="upper right", ncol=4, fontsize=8)
     fig.suptitle(f"Copy/compute overlap, {r0['gpu']}: {int(r0['n']) * 4 / 2**20:.0f} MiB, --iters={r0['iters']}",
                  x=0.01, ha="left", fontsize=10)
-    fig.tight_layout(rect=(0, 0, 1, 0.95))
-    fig.savefig(out / "overlap_timeline.png", dpi=120)
-    plt.close(fig)
+    return plotlib.save(fig, out / "overlap_timeline.png", rect=(0, 0, 1, 0.95))
 
 
-def main():
+def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    here = Path(__file__).resolve().parent / "figures"  # run with no options: redraw from the committed CSV
+    here = HERE / "figures"  # run with no options: redraw from the committed CSV
     p.add_argument("--timeline", default=str(here / "overlap_timeline.csv"),
                    help="CSV written by ./overlap --timeline=FILE (default figures/overlap_timeline.csv)")
     p.add_argument("--variants", nargs="*", help="variant names to draw (default: serial, the guide's pair, the fastest)")
     p.add_argument("--out", default=str(here), help="output folder (default: this chapter's figures/)")
-    a = p.parse_args()
-    out = Path(a.out)
-    out.mkdir(parents=True, exist_ok=True)
-    plot_timeline(a.timeline, out, a.variants)
-    print(f"wrote {out / 'overlap_timeline.png'}")
+    a = p.parse_args(argv)
+    plot_timeline(a.timeline, Path(a.out), a.variants)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(plotlib.main(main))

@@ -11,33 +11,20 @@ labelled with its GB/s and % of the baseline, and the book's Tesla P100 figures 
 The CSV is common/results.cuh's: header gpu,cc,driver,cuda,program,n,version,baseline,ms,rate,...
 """
 import argparse
-import csv
 import sys
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")  # no display needed
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tools"))
+import plotlib  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 
 # The book's figures (the book chapter, Tesla P100, N = 2^20 floats): version number -> GB/s.
 BOOK_P100 = {"1": 5.0, "2": 670.0}
 
 
-def read_table(path):
-    """Rows of a results.cuh CSV file (header starting with gpu,cc,driver,cuda,program) as dicts."""
-    lines = Path(path).read_text().splitlines()
-    start = next((i for i, l in enumerate(lines) if l.startswith("gpu,cc,driver,cuda,program")), None)
-    if start is None:
-        sys.exit(f"{path}: no CSV header starting with 'gpu,cc,driver,cuda,program'")
-    rows = list(csv.DictReader(lines[start:]))
-    if not rows:
-        sys.exit(f"{path}: the CSV has a header but no rows")
-    return rows
-
-
 def plot_page_faults(path, out):
-    rows = read_table(path)
+    rows = plotlib.read_table(path)
     versions = [r for r in rows if r["baseline"] != "1"] + [r for r in rows if r["baseline"] == "1"]
     names = [r["version"] for r in versions]
     gbps = [float(r["rate"]) for r in versions]
@@ -69,23 +56,18 @@ def plot_page_faults(path, out):
     n = int(float(rows[0].get("n", 0) or 0))
     ax.set_title(f"Unified memory: the first add() after each initialization, N = {n:,} floats")
     ax.legend(loc="upper left", fontsize=8)
-    fig.tight_layout()
-    fig.savefig(out / "um_page_faults.png", dpi=120)
-    plt.close(fig)
+    return plotlib.save(fig, out / "um_page_faults.png")
 
 
-def main():
+def draw(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    here = Path(__file__).resolve().parent / "figures"  # run with no options: redraw from the committed CSV
+    here = HERE / "figures"  # run with no options: redraw from the committed CSV
     p.add_argument("--page-faults", default=str(here / "um_page_faults.csv"),
                    help="CSV written by ./um_page_faults --csv=FILE (default figures/um_page_faults.csv)")
     p.add_argument("--out", default=str(here), help="output folder (default: this chapter's figures/)")
-    a = p.parse_args()
-    out = Path(a.out)
-    out.mkdir(parents=True, exist_ok=True)
-    plot_page_faults(a.page_faults, out)
-    print(f"wrote {out / 'um_page_faults.png'}")
+    a = p.parse_args(argv)
+    plot_page_faults(a.page_faults, Path(a.out))
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(plotlib.main(draw))

@@ -11,28 +11,13 @@ does all three. The CSV comes from common/results.cuh: a header starting with gp
 one row per version; histogram versions are named "<data>: <version>".
 """
 import argparse
-import csv
 import sys
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")  # no display needed
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tools"))
+import plotlib  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
-
-HEADER = "gpu,cc,driver,cuda,program"
-
-
-def read_rows(path):
-    """The rows of the results CSV in `path` (lines before the header are ignored)."""
-    lines = Path(path).read_text().splitlines()
-    start = next((i for i, line in enumerate(lines) if line.startswith(HEADER)), None)
-    if start is None:
-        sys.exit(f"{path}: no CSV header starting with '{HEADER}'")
-    rows = list(csv.DictReader(lines[start:]))
-    if not rows:
-        sys.exit(f"{path}: no rows after the CSV header")
-    return rows
 
 
 def d2d_line(ax, rows):
@@ -46,7 +31,7 @@ def d2d_line(ax, rows):
 
 
 def plot_histogram(path, out):
-    rows = read_rows(path)
+    rows = plotlib.read_table(path)
     kernels = [r for r in rows if r["baseline"] != "1"]
     datasets, versions, rate = [], [], {}
     for r in kernels:
@@ -79,13 +64,11 @@ def plot_histogram(path, out):
     ax.set_title(f"256-bin histogram of {int(r0['n']) / 1e6:.0f} MB, {r0['gpu']}\n"
                  f"uniform vs skewed ({skew * 100:.0f}% one value); labels: % of cudaMemcpy D2D", fontsize=10)
     ax.legend(fontsize=8, loc="upper right")
-    fig.tight_layout()
-    fig.savefig(out / "histogram.png", dpi=120)
-    plt.close(fig)
+    return plotlib.save(fig, out / "histogram.png")
 
 
 def plot_vector_sum(path, out):
-    rows = read_rows(path)
+    rows = plotlib.read_table(path)
     kernels = [r for r in rows if r["baseline"] != "1"]
     names = [r["version"] for r in kernels]
     vals = [float(r["rate"]) for r in kernels]
@@ -101,29 +84,24 @@ def plot_vector_sum(path, out):
     ax.set_ylim(0, max(vals + [d2d or 0]) * 1.25)
     r0 = rows[0]
     ax.set_title(f"Sum of {int(r0['n'])} int32 with one atomicAdd per block, {r0['gpu']}", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(out / "vector_sum.png", dpi=120)
-    plt.close(fig)
+    return plotlib.save(fig, out / "vector_sum.png")
 
 
-def main():
+def draw(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    here = Path(__file__).resolve().parent / "figures"  # run with no options: redraw from the committed CSVs
+    here = HERE / "figures"  # run with no options: redraw from the committed CSVs
     p.add_argument("--histogram", help="CSV written by ./histogram --csv=FILE")
     p.add_argument("--vector-sum", help="CSV written by ./vector_sum --csv=FILE")
     p.add_argument("--out", default=str(here), help="output folder (default: this chapter's figures/)")
-    a = p.parse_args()
+    a = p.parse_args(argv)
     if not a.histogram and not a.vector_sum:
         a.histogram, a.vector_sum = str(here / "histogram.csv"), str(here / "vector_sum.csv")
     out = Path(a.out)
-    out.mkdir(parents=True, exist_ok=True)
     if a.histogram:
         plot_histogram(a.histogram, out)
-        print(f"wrote {out / 'histogram.png'}")
     if a.vector_sum:
         plot_vector_sum(a.vector_sum, out)
-        print(f"wrote {out / 'vector_sum.png'}")
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(plotlib.main(draw))

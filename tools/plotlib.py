@@ -40,6 +40,24 @@ def read(path, program=None):
     return rows
 
 
+def read_table(path, program=None, need=()):
+    """Like read(), for a file whose CSV may follow other lines: a program's printed output, or
+    comment lines (a fixture). The rows start at the first line that begins with the header;
+    `need` lists columns that must be present besides it."""
+    lines = Path(path).read_text().splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith(",".join(HEADER))), None)
+    if start is None:
+        raise CsvError(f"{path}: no CSV header starting with '{','.join(HEADER)}'")
+    reader = csv.DictReader(lines[start:])
+    missing = [c for c in need if c not in (reader.fieldnames or [])]
+    if missing:
+        raise CsvError(f"{path}: columns missing: {', '.join(missing)}")
+    rows = [r for r in reader if program is None or r["program"] == program]
+    if not rows:
+        raise CsvError(f"{path}: no rows after the CSV header" + (f" for program {program}" if program else ""))
+    return rows
+
+
 def num(row, key):
     return float(row[key]) if row.get(key) not in (None, "") else float("nan")
 
@@ -103,10 +121,12 @@ def lines(series, out, title, xlabel, ylabel, logx=False, hlines=(), ax=None):
     return save(fig, out) if own else None
 
 
-def save(fig, out):
+def save(fig, out, rect=None):
+    """rect: the (left, bottom, right, top) part of the figure that tight_layout fills, leaving the
+    rest for a suptitle or a figure legend."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    fig.tight_layout()
+    fig.tight_layout(rect=rect)
     fig.savefig(out, dpi=120)
     plt.close(fig)
     print(f"wrote {out}")

@@ -1,0 +1,118 @@
+// histogram_privatize - a 256-bin byte histogram, on uniform and on skewed bytes: make it fast.
+//
+// Manual: N 6.3.1 原子操作 (atomicAdd: threads that update one address queue and run one by one);
+//         G 4.1 SIMT 架构 (an atomic instruction of a warp on one address is serialized).
+// Your task: histogram_student() below is yours to change (only the lines between the two marker
+//         comments). As given, it sends one atomicAdd per input byte to global memory: every update
+//         travels to the L2 and queues there behind the others on the same bin - on skewed input,
+//         90% of them on one address. Make it at least 0.15 x as fast as a cudaMemcpy of the same
+//         bytes ("ratio vs copy" below, the slower of the two inputs), keeping the counts exact.
+//         The launch gives it blocks of 256 threads and as many blocks as fit on the GPU at once
+//         (computed from your kernel's registers and shared memory), capped at one byte per thread.
+// Build and check (from the chapter folder):
+//         make exercises && cd workspace && ./histogram_privatize   (builds your copy in workspace/)
+//         make check                                                (solved / not yet, with hints)
+//         nvcc -std=c++17 -O3 -arch=native -I../../common -o histogram_privatize histogram_privatize.cu
+// Run:    ./histogram_privatize [--n=16777259] [--skew=0.9] [--reps=10]
+// Output: a check line per input, time, input GB/s and % of D2D per input, the ratio vs copy,
+//         PASSED or FAILED (FAILED only if a count is wrong: the ratio is judged by make check).
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <vector>
+#include "common.cuh"
+
+constexpr int BINS = 256;
+constexpr int BLOCK = 256;       // threads per block of every launch of histogram_student
+constexpr unsigned DOMINANT = 42;  // the byte value that dominates the skewed input
+
+void histogram_cpu(const std::vector<uint8_t>& v, unsigned* hist) {
+    std::fill(hist, hist + BINS, 0u);
+    for (uint8_t b : v) ++hist[b];
+}
+
+// ---- your kernel: change anything from here ... ----
+// Counts the n bytes of `in` into hist[256] (zeroed before every launch). Every block has BLOCK threads.
+// Privatized: each block counts into its own 256 bins in shared memory - atomics done in the SM
+// instead of the L2, and a skewed input's queue on one bin is per block, not one for the whole
+// GPU - then adds each bin to the global histogram once. 4-byte loads (cudaMalloc memory is
+// 256-byte aligned): one load instruction feeds four atomics.
+__global__ void histogram_student(const uint8_t* __restrict__ in, size_t n, unsigned* hist) {
+    __shared__ unsigned h[BINS];
+    for (int b = threadIdx.x; b < BINS; b += blockDim.x) h[b] = 0;
+    __syncthreads();  // every bin is zero before any thread counts
+    const uint32_t* in4 = reinterpret_cast<const uint32_t*>(in);
+    size_t n4 = n / 4, stride = (size_t)gridDim.x * blockDim.x, first = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    for (size_t i = first; i < n4; i += stride) {
+        uint32_t w = in4[i];
+        atomicAdd(&h[w & 0xff], 1u);
+        atomicAdd(&h[(w >> 8) & 0xff], 1u);
+        atomicAdd(&h[(w >> 16) & 0xff], 1u);
+        atomicAdd(&h[w >> 24], 1u);
+    }
+    for (size_t i = 4 * n4 + first; i < n; i += stride) atomicAdd(&h[in[i]], 1u);  // the last n % 4 bytes
+    __syncthreads();  // every thread has counted before the bins are read
+    for (int b = threadIdx.x; b < BINS; b += blockDim.x)
+        if (h[b]) atomicAdd(&hist[b], h[b]);
+}
+// ---- ... to here ----
+
+int main(int argc, char** argv) {
+    Args args(argc, argv, "256-bin byte histogram on uniform and skewed bytes, timed against cudaMemcpy D2D.");
+    long long n = args.integer("n", 16777259, 1, 1LL << 30, "input bytes (32-bit counts stay exact)");
+    double skew = args.real("skew", 0.9, 0.0, 1.0, "fraction of the skewed input that is one byte value");
+    int reps = (int)args.integer("reps", 10, 1, 1000, "timed repetitions (median reported)");
+    args.parse_or_exit();
+    DeviceInfo dev = select_device(args.device());
+
+    // Seeded input: uniform bytes, and bytes of which a fraction `skew` is DOMINANT.
+    std::vector<uint8_t> data[2] = {std::vector<uint8_t>(n), std::vector<uint8_t>(n)};
+    std::mt19937 gen(2024);
+    for (long long i = 0; i < n; ++i) data[0][i] = (uint8_t)(gen() >> 24);
+    uint32_t threshold = (uint32_t)(skew * 65536.0);
+    for (long long i = 0; i < n; ++i) {
+        uint32_t r = gen();
+        data[1][i] = (r & 0xffff) < threshold ? (uint8_t)DOMINANT : (uint8_t)(r >> 24);
+    }
+
+    int per_sm = 0;
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, histogram_student, BLOCK, 0));
+    long long full = (long long)std::max(per_sm, 1) * dev.prop.multiProcessorCount;
+    int blocks = (int)std::min(full, (n + BLOCK - 1) / BLOCK);
+    std::printf("%lld input bytes, %d blocks of %d threads; skewed input: %.0f%% of the bytes are %u\n", n, blocks,
+                BLOCK, 100 * skew, DOMINANT);
+
+    uint8_t* d_in;
+    unsigned* d_hist;
+    CHECK(cudaMalloc(&d_in, n));
+    CHECK(cudaMalloc(&d_hist, BINS * sizeof(unsigned)));
+    double copy_gbps = d2d_copy_gbps((size_t)n, reps);  // counts read + write
+    std::printf("cudaMemcpy D2D: %.1f GB/s (read + write)\n\n", copy_gbps);
+
+    Verdict verdict;
+    const char* names[2] = {"uniform", "skewed"};
+    double worst = 1e30;
+    for (int d = 0; d < 2; ++d) {
+        CHECK(cudaMemcpy(d_in, data[d].data(), n, cudaMemcpyHostToDevice));
+        unsigned ref[BINS], got[BINS];
+        histogram_cpu(data[d], ref);
+        // Zeroing the bins is part of every launch, as in any real use; the counts add up to n > 0,
+        // so a kernel that adds nothing, or adds twice, fails the check.
+        auto launch = [&] {
+            CHECK(cudaMemsetAsync(d_hist, 0, BINS * sizeof(unsigned)));
+            histogram_student<<<blocks, BLOCK>>>(d_in, (size_t)n, d_hist);
+        };
+        launch();
+        CHECK_LAUNCH();
+        CHECK(cudaMemcpy(got, d_hist, sizeof got, cudaMemcpyDeviceToHost));
+        verdict.exact(std::string(names[d]) + " histogram", ref, got, BINS);
+        double ms = bench_ms(launch, reps);
+        double rate = gbps((double)n, ms);  // input bytes read; the 1 KB histogram is not counted
+        std::printf("  %-8s %9.3f ms %9.1f GB/s  %6.1f%% of D2D\n", names[d], ms, rate, 100 * rate / copy_gbps);
+        worst = std::min(worst, rate / copy_gbps);
+    }
+    std::printf("ratio vs copy: %.4f (input GB/s of the slower input / D2D GB/s; make check wants >= 0.15)\n", worst);
+    CHECK(cudaFree(d_in));
+    CHECK(cudaFree(d_hist));
+    return verdict.finish();
+}

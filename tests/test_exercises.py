@@ -124,6 +124,11 @@ def verdicts(built):
         r = subprocess.run([sys.executable, str(ROOT / "tools" / "exercises.py"), "check", c,
                             f"--src={src}", f"--bin={out}", "--no-hints"],
                            capture_output=True, text=True, cwd=ROOT, timeout=1800)
+        log_dir = os.environ.get("EXERCISE_LOG_DIR")  # keep every check's output (tools/gpu_check.sh sets it)
+        if log_dir:
+            os.makedirs(log_dir, exist_ok=True)
+            with open(os.path.join(log_dir, f"{c}_{kind}.txt"), "w") as f:
+                f.write(r.stdout + r.stderr)
         lines = {}
         for line in r.stdout.splitlines():
             name = line.split(" ", 1)[0]

@@ -36,6 +36,7 @@ import json
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -220,6 +221,7 @@ def check(args):
     except (OSError, ValueError):
         attempts = {}
     width = max(len(e.name) for e in exercises)
+    t0 = time.monotonic()
     counts = {"solved": 0, "not yet": 0, "skipped": 0}
     for ex in exercises:
         if only and ex.name not in only:
@@ -243,7 +245,7 @@ def check(args):
             pass
     total = sum(counts.values())
     print(f"{chapter.name}: {counts['solved']} of {total} solved"
-          + (f", {counts['skipped']} skipped" if counts["skipped"] else ""))
+          + (f", {counts['skipped']} skipped" if counts["skipped"] else "") + f" ({time.monotonic() - t0:.0f} s)")
     if counts["not yet"]:
         return 1
     return 77 if counts["skipped"] else 0

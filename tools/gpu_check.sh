@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole verification on a GPU machine, in one command:
 #   1. build everything for the GPU in the machine,
-#   2. make test (every program's CPU check at its test sizes, plus the host-side tests),
+#   2. make test (every program's CPU check at its test sizes, the exercises: each published one
+#      `not yet`, each solution `solved`, their check output in exercises/; plus the host-side tests),
 #   3. compute-sanitizer memcheck (leak checking on), racecheck, initcheck and synccheck over every
 #      program at its test arguments (tests/sanitize.py; exclusions only through the manifest),
 #   4. optionally (--full) every program once at its default size, output kept for the READMEs,
@@ -59,7 +60,7 @@ if [ $sweep = 1 ]; then
 fi
 
 echo "== make test"
-make test ${chapter:+CHAPTER=$chapter} >"$out/test.log" 2>&1
+EXERCISE_LOG_DIR="$out/exercises" make test ${chapter:+CHAPTER=$chapter} >"$out/test.log" 2>&1
 test_rc=$?
 grep -E "^(FAILED|ERROR) |^SKIPPED \[" "$out/test.log" | head -40
 test_summary=$(grep -E "[0-9]+ (passed|failed)" "$out/test.log" | tail -1)

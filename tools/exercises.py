@@ -185,17 +185,20 @@ def check_program(ex, binary):
             return "not yet", f"measured {best:g}, the target is {op} {goal:g} (best of 3 runs)"
     for tool in ex.sanitizer:
         cmd = ["compute-sanitizer", "--tool", tool, "--error-exitcode", "99", "--print-limit", "5"]
-        if tool == "memcheck":
-            cmd += ["--leak-check", "full"]
+        cmd += {"memcheck": ["--leak-check", "full"], "racecheck": ["--racecheck-report", "all"]}.get(tool, [])
         rc, out, err = run(cmd + [str(binary), *ex.args], binary.parent, 5 * ex.timeout)
         if rc is None:
             return "not yet", f"compute-sanitizer --tool {tool}: {err}"
-        m = re.search(r"ERROR SUMMARY: (\d+) error", out + err)
         if rc == 77:
             return "skipped", last_line(out)
+        # racecheck ends with "RACECHECK SUMMARY: N hazards displayed (E errors, W warnings)", the
+        # other tools with "ERROR SUMMARY: N errors"; a hazard of either severity counts.
+        text = out + err
+        m = re.search(r"ERROR SUMMARY: (\d+) error", text) or re.search(r"RACECHECK SUMMARY: (\d+) hazard", text)
         if not m or int(m.group(1)) or rc != 0:
             n = m.group(1) if m else "?"
-            return "not yet", f"compute-sanitizer --tool {tool} reports {n} error(s)" + (
+            what = "hazard(s)" if tool == "racecheck" else "error(s)"
+            return "not yet", f"compute-sanitizer --tool {tool} reports {n} {what}" + (
                 f"; the program exited {rc}" if rc not in (0, 99) else "")
     return "solved", ""
 

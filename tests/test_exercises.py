@@ -149,3 +149,78 @@ def test_exercise_not_yet_solution_solved(verdicts, chapter, entry, request):
         line = lines.get(entry.name, "")
         got = re.sub(r"^\S+\s+", "", line)
         assert got.startswith(want), f"{kind}: expected '{want}', got: {line!r}\n{log[-2000:]}"
+
+
+# ---- tools/exercises.py itself, without a GPU: fake programs and a fake compute-sanitizer.
+
+def fake_exercise(**keys):
+    sec = {"kind": "fix", "section": "G 1.1 x", "title": "t", "source": "prog.cu", "args": "--n=3",
+           "lines": "1-2", "hint1": "a", "hint2": "lines 1-2", **keys}
+    return ex.Exercise("00_fake", "fake", sec)
+
+
+def write_script(path, body):
+    path.write_text("#!/bin/sh\n" + body + "\n")
+    path.chmod(0o755)
+    return path
+
+
+@pytest.mark.parametrize("expect,value,ok", [
+    ("32", "32", True), ("32", "32.0", True), ("32", "31", False), ("32", "", False),
+    ("1.5 .. 2.5", "2", True), ("1.5 .. 2.5", "3", False), ("1.5 .. 2.5", "two", False),
+    ("breadth-first | bfs", "Breadth First", True), ("breadth-first | bfs", "BFS", True),
+    ("breadth-first | bfs", "depth-first", False)])
+def test_matches(expect, value, ok):
+    assert ex.matches(expect, value) is ok
+
+
+def test_check_program_verdicts(tmp_path, monkeypatch):
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    # The fake sanitizer runs the program, then prints the summary line its tool would print, with
+    # as many errors as $FAKE_ERRORS says.
+    write_script(tools / "compute-sanitizer", 'tool=$2; shift 2; while [ $# -gt 0 ] && [ ! -x "$1" ]; do shift; done\n'
+                 '"$@" >/dev/null; n=${FAKE_ERRORS:-0}\n'
+                 'if [ "$tool" = racecheck ]; then echo "========= RACECHECK SUMMARY: $n hazards displayed ($n errors, 0 warnings)";\n'
+                 'else echo "========= ERROR SUMMARY: $n errors"; fi; [ "$n" = 0 ] || exit 99')
+    monkeypatch.setenv("PATH", f"{tools}:{os.environ['PATH']}")
+    prog = tmp_path / "prog"
+    e = fake_exercise(sanitizer="memcheck, racecheck")
+    assert ex.check_program(e, prog)[0] == "not yet"  # not built
+    write_script(prog, "echo checking; echo PASSED")
+    assert ex.check_program(e, prog) == ("solved", "")
+    monkeypatch.setenv("FAKE_ERRORS", "2")
+    status, why = ex.check_program(e, prog)
+    assert status == "not yet" and "memcheck reports 2 error" in why
+    monkeypatch.setenv("FAKE_ERRORS", "0")
+    write_script(prog, "echo 'FAILED: 3 of 9 differ'; exit 1")
+    status, why = ex.check_program(e, prog)
+    assert status == "not yet" and "FAILED: 3 of 9 differ" in why
+    write_script(prog, "echo 'SKIPPED: no GPU'; exit 77")
+    assert ex.check_program(e, prog) == ("skipped", "SKIPPED: no GPU")
+    # faster: the measured figure against the target, best of 3 runs
+    f = fake_exercise(kind="faster", measure=r"ratio: ([0-9.]+)", target=">= 0.5")
+    write_script(prog, "echo 'ratio: 0.31'; echo PASSED")
+    status, why = ex.check_program(f, prog)
+    assert status == "not yet" and "measured 0.31" in why
+    write_script(prog, "echo 'ratio: 0.72'; echo PASSED")
+    assert ex.check_program(f, prog) == ("solved", "")
+
+
+def test_graded_hints_and_exit_code(tmp_path, capsys):
+    chapter = tmp_path / "00_fake"
+    (chapter / "exercises").mkdir(parents=True)
+    (chapter / "exercises" / "exercises.txt").write_text(
+        "[guess]\nkind = predict\nsection = G 1.1 x\ntitle = t\nexpect = 32\nhint1 = FIRST\nhint2 = SECOND\n")
+    work = chapter / "workspace"
+    work.mkdir()
+    (work / "answers.txt").write_text("guess.predicted = 16\nguess.measured = 8\n")
+    args = lambda: type("A", (), {"chapter": str(chapter), "src": None, "bin": None, "only": None, "no_hints": False})
+    assert ex.check(args()) == 1
+    first = capsys.readouterr().out
+    assert "not yet" in first and "FIRST" in first and "SECOND" not in first
+    assert ex.check(args()) == 1
+    assert "SECOND" in capsys.readouterr().out
+    (work / "answers.txt").write_text("guess.predicted = 16\nguess.measured = 32\n")
+    assert ex.check(args()) == 0
+    assert "1 of 1 solved" in capsys.readouterr().out

@@ -7,7 +7,7 @@
 //         with compute-sanitizer and fix it.
 // Build and check (from 03_shared): `make exercises` builds workspace/shared_bytes from your copy in
 //         workspace/; `make check` runs it and compute-sanitizer --tool memcheck on it.
-//         By hand: cd workspace && compute-sanitizer --tool memcheck ./shared_bytes --n=100003 --block=256
+//         By hand: cd workspace && compute-sanitizer --tool memcheck ./shared_bytes --n=100003 --block=1024
 // Output: the check of the reversed array, PASSED.
 #include <algorithm>
 #include <vector>

@@ -8,6 +8,7 @@
 // Build and check (from 03_shared): `make exercises` builds workspace/shared_bytes from your copy in
 //         workspace/; `make check` runs it and compute-sanitizer --tool memcheck on it.
 //         By hand: cd workspace && compute-sanitizer --tool memcheck ./shared_bytes --n=100003 --block=1024
+// Compile by hand (in workspace/): nvcc -std=c++17 -O3 -arch=native -I../../common -o shared_bytes shared_bytes.cu
 // Output: the check of the reversed array, PASSED.
 #include <algorithm>
 #include <vector>

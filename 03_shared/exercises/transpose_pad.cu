@@ -9,6 +9,7 @@
 // Build and check (from 03_shared): `make exercises` builds workspace/transpose_pad from your copy
 //         in workspace/; `make check` runs it at the exercise's size and says `solved` or `not yet`.
 //         By hand: cd workspace && ./transpose_pad --rows=8191 --cols=8193
+// Compile by hand (in workspace/): nvcc -std=c++17 -O3 -arch=native -I../../common -o transpose_pad transpose_pad.cu
 // Output: the check, the kernel's and cudaMemcpy D2D's time and GB/s, `ratio vs copy: X.XX`, PASSED.
 #include <vector>
 #include "common.cuh"

@@ -9,6 +9,7 @@
 // Build and check (from 04_texture): `make exercises` builds workspace/wrap_mode from your copy in
 //         workspace/; `make check` runs it and reads its own CPU check.
 //         By hand: cd workspace && ./wrap_mode --n=10007 --shift=4321
+// Compile by hand (in workspace/): nvcc -std=c++17 -O3 -arch=native -I../../common -o wrap_mode wrap_mode.cu
 // Output: a few values, the check of all n, PASSED.
 #include <cstring>
 #include <vector>

@@ -8,6 +8,7 @@
 // Build and check (from 03_shared): `make exercises` builds workspace/reduce_sync from your copy in
 //         workspace/; `make check` runs it and compute-sanitizer --tool racecheck on it.
 //         By hand: cd workspace && compute-sanitizer --tool racecheck ./reduce_sync --n=100003
+// Compile by hand (in workspace/): nvcc -std=c++17 -O3 -arch=native -I../../common -o reduce_sync reduce_sync.cu
 // Output: the check of every block's partial sum, the total, PASSED.
 #include <climits>
 #include <vector>

@@ -1,0 +1,140 @@
+// pinned_pipeline - exercise (faster): a chunked H2D -> kernel -> D2H pipeline in 4 streams that
+//                   should overlap its copies with its kernels, and does not.
+//
+// Manual: G 3.2.6.3 数据传输和内核执行的重叠, 3.2.6.5.5 重叠行为; N 6.2.1 CUDA流.
+// The program cuts n uint32 into --chunks chunks and issues each chunk's upload, kernel (--iters
+// LCG steps per element, calibrated to take as long as one copy) and download to stream c % 4,
+// depth-first, as ./overlap does. In the same run it measures, on its own buffers, the lower bound
+// of any such pipeline: max(both copy directions at once, the kernel), each over the whole array.
+// It prints `streamed / lower bound: X` (1.0 would be perfect overlap) and checks every element
+// against the CPU.
+// Your task: bring `streamed / lower bound` to 1.6 or below (./overlap reaches about 1.05 on an
+// H100) by changing only the part marked "yours"; the kernel, the chunking and the measurement stay.
+// Build and check: from the chapter folder, `make exercises` builds workspace/pinned_pipeline from
+// your copy, `make check` runs it and says solved / not yet (with a hint after a miss).
+// Run:    cd workspace && ./pinned_pipeline [--n=2^25] [--chunks=32] [--reps=5]
+// Output: asyncEngineCount; H2D, D2H, both at once, kernel and the bound in ms; the streamed time;
+//         the line `streamed / lower bound: X`; the CPU check; PASSED.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+#include "common.cuh"
+
+constexpr uint32_t LCG_A = 1664525u, LCG_C = 1013904223u;
+
+// k steps of x -> A x + C (mod 2^32) are one affine map: the CPU checks with one multiply-add.
+__global__ void lcg_steps(const uint32_t* __restrict__ in, uint32_t* __restrict__ out, size_t n, int iters) {
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    uint32_t x = in[i];
+#pragma unroll 1
+    for (int k = 0; k < iters; ++k) x = x * LCG_A + LCG_C;
+    out[i] = x;
+}
+
+struct Pipeline {
+    uint32_t *h_in, *h_out, *d_in, *d_out;
+    size_t n, chunk;
+    int chunks, iters;
+    std::vector<cudaStream_t> streams;
+};
+
+// ---- yours: the host buffers of the pipeline and how its work is issued ----------------------
+uint32_t* host_alloc(size_t n) { return new uint32_t[n]; }
+void host_free(uint32_t* p) { delete[] p; }
+
+void issue_pipeline(const Pipeline& p) {
+    for (int c = 0; c < p.chunks; ++c) {
+        cudaStream_t s = p.streams[c % p.streams.size()];
+        size_t off = (size_t)c * p.chunk, len = std::min(p.chunk, p.n - off);
+        CHECK(cudaMemcpyAsync(p.d_in + off, p.h_in + off, len * 4, cudaMemcpyHostToDevice, s));
+        lcg_steps<<<(unsigned)((len + 255) / 256), 256, 0, s>>>(p.d_in + off, p.d_out + off, len, p.iters);
+        CHECK_LAUNCH();
+        CHECK(cudaMemcpyAsync(p.h_out + off, p.d_out + off, len * 4, cudaMemcpyDeviceToHost, s));
+    }
+}
+// ---- end of yours ------------------------------------------------------------------------------
+
+int main(int argc, char** argv) {
+    Args args(argc, argv, "Exercise: make a 4-stream H2D/kernel/D2H pipeline reach the overlap bound.");
+    long long n = args.integer("n", 1LL << 25, 1, 1LL << 28, "uint32 elements");
+    int chunks = (int)args.integer("chunks", 32, 4, 256, "chunks the array is cut into");
+    int reps = (int)args.integer("reps", 5, 1, 100, "timed repetitions (median reported)");
+    args.parse_or_exit();
+
+    DeviceInfo dev = select_device(args.device());
+    if (dev.prop.asyncEngineCount < 1) skip("asyncEngineCount 0: this GPU cannot overlap copies with kernels");
+    size_t bytes = (size_t)n * 4;
+    std::printf("asyncEngineCount %d; %lld uint32 (%.1f MB) in %d chunks, 4 streams\n", dev.prop.asyncEngineCount,
+                n, bytes / 1e6, chunks);
+
+    Pipeline p;
+    p.n = (size_t)n;
+    p.chunk = (p.n + chunks - 1) / chunks;
+    p.chunks = (int)((p.n + p.chunk - 1) / p.chunk);  // fewer when n is small: no empty chunk
+    p.h_in = host_alloc(p.n);
+    p.h_out = host_alloc(p.n);
+    CHECK(cudaMalloc(&p.d_in, bytes));
+    CHECK(cudaMalloc(&p.d_out, bytes));
+    std::vector<uint32_t> input = random_vector<uint32_t>(p.n, 0u, 0xffffffffu, 13);
+    std::memcpy(p.h_in, input.data(), bytes);
+    p.streams.resize(4);
+    for (auto& s : p.streams) CHECK(cudaStreamCreate(&s));  // blocking: bench_ms's events bracket them
+
+    // The bound, measured on pinned buffers of the program's own (not the pipeline's).
+    uint32_t *pin_in, *pin_out;
+    CHECK(cudaMallocHost(&pin_in, bytes));
+    CHECK(cudaMallocHost(&pin_out, bytes));
+    CHECK(cudaMemset(p.d_out, 0, bytes));
+    auto h2d = [&](cudaStream_t s) { CHECK(cudaMemcpyAsync(p.d_in, pin_in, bytes, cudaMemcpyHostToDevice, s)); };
+    auto d2h = [&](cudaStream_t s) { CHECK(cudaMemcpyAsync(pin_out, p.d_out, bytes, cudaMemcpyDeviceToHost, s)); };
+    double h2d_ms = bench_ms([&] { h2d(0); }, reps);
+    double d2h_ms = bench_ms([&] { d2h(0); }, reps);
+    double both_ms = bench_ms([&] { h2d(p.streams[0]); d2h(p.streams[1]); }, reps);
+    auto kernel_ms = [&](int iters) {
+        return bench_ms([&] { lcg_steps<<<(unsigned)((n + 255) / 256), 256>>>(p.d_in, p.d_out, n, iters); }, reps);
+    };
+    // Calibrate: the kernel takes as long as the slower single copy (time is linear in iters).
+    double target = std::max(h2d_ms, d2h_ms);
+    p.iters = 64;
+    for (int round = 0; round < 3; ++round)
+        p.iters = (int)std::clamp(p.iters * target / kernel_ms(p.iters), 1.0, (double)(1 << 16));
+    double k_ms = kernel_ms(p.iters);
+    double bound = std::max({h2d_ms, d2h_ms, both_ms, k_ms});
+    std::printf("alone (pinned): H2D %.3f ms, D2H %.3f ms, both at once %.3f ms; kernel (%d iters) %.3f ms\n",
+                h2d_ms, d2h_ms, both_ms, p.iters, k_ms);
+    std::printf("lower bound max(both copies, kernel): %.3f ms; pinned serial sum H2D + kernel + D2H: %.3f ms\n", bound,
+                h2d_ms + k_ms + d2h_ms);
+
+    // Checked run: outputs poisoned on both sides first.
+    std::vector<uint32_t> expected(p.n);
+    uint32_t fa = 1, fc = 0;
+    for (int k = 0; k < p.iters; ++k) {
+        fa *= LCG_A;
+        fc = fc * LCG_A + LCG_C;
+    }
+    for (size_t i = 0; i < p.n; ++i) expected[i] = fa * input[i] + fc;
+    std::memset(p.h_out, 0xff, bytes);
+    CHECK(cudaMemset(p.d_out, 0xff, bytes));
+    Verdict verdict;
+    issue_pipeline(p);
+    CHECK(cudaDeviceSynchronize());
+    verdict.exact("pipeline output vs CPU", expected.data(), p.h_out, p.n);
+
+    double streamed_ms = bench_ms([&] { issue_pipeline(p); }, reps);
+    CHECK(cudaDeviceSynchronize());
+    verdict.exact("after the timed runs", expected.data(), p.h_out, p.n);
+    std::printf("streamed (4 streams x %d chunks): %.3f ms; pinned serial sum / streamed = %.2fx\n", p.chunks,
+                streamed_ms, (h2d_ms + k_ms + d2h_ms) / streamed_ms);
+    std::printf("streamed / lower bound: %.2f (target <= 1.6)\n", streamed_ms / bound);
+
+    for (auto& s : p.streams) CHECK(cudaStreamDestroy(s));
+    CHECK(cudaFreeHost(pin_in));
+    CHECK(cudaFreeHost(pin_out));
+    CHECK(cudaFree(p.d_in));
+    CHECK(cudaFree(p.d_out));
+    host_free(p.h_in);
+    host_free(p.h_out);
+    return verdict.finish();
+}

@@ -1,0 +1,95 @@
+// graph_params - exercise (fix): a time step of two kernels, captured into a CUDA graph and
+//                replayed step after step; the CPU check of the final state fails.
+//
+// Manual: G 3.2.6.6 CUDA图 (3.2.6.6.3 使用流捕获创建图, 3.2.6.6.4 更新实例化图).
+// The program advances a state of n uint32 through --steps steps. Step i applies two kernels,
+// x -> x * mul_i, then x -> x + add_i (mod 2^32), whose constants change from step to step. As in
+// the guide's update loop, each step is captured from a stream into a graph, the first capture is
+// instantiated, and the executable graph is launched once per step. At the end the state is
+// compared with the CPU, which applies the same steps exactly.
+// Your task: find out why the CPU check fails and fix it without giving up the executable graph
+// (no re-instantiation per step, no plain stream launches).
+// Build and check: from the chapter folder, `make exercises` builds workspace/graph_params from your
+// copy, `make check` runs it and says solved / not yet (with a hint after a miss).
+// Run:    cd workspace && ./graph_params [--n=100003] [--steps=20]
+// Output: the graph's node count, the number of instantiations, the CPU check, PASSED.
+#include <cstdint>
+#include <vector>
+#include "common.cuh"
+
+struct Step {
+    uint32_t mul, add;
+};
+// Step i's constants: odd multipliers, so no step loses information.
+Step step_params(int i) { return {3u + 2u * (uint32_t)i, 0x9E3779B9u * (uint32_t)i + 1u}; }
+
+__global__ void scale(uint32_t* x, int n, uint32_t mul) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] *= mul;
+}
+__global__ void shift(uint32_t* x, int n, uint32_t add) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] += add;
+}
+
+// The two kernels of one step, queued in stream s (or recorded, while s captures).
+void enqueue_step(cudaStream_t s, uint32_t* d_x, int n, Step p) {
+    unsigned grid = (unsigned)((n + 255) / 256);
+    scale<<<grid, 256, 0, s>>>(d_x, n, p.mul);
+    shift<<<grid, 256, 0, s>>>(d_x, n, p.add);
+    CHECK(cudaGetLastError());  // not CHECK_LAUNCH(): with DEBUG=1 it synchronizes, invalid while capturing
+}
+
+int main(int argc, char** argv) {
+    Args args(argc, argv, "Exercise: a captured two-kernel step replayed as a CUDA graph; the final check fails.");
+    int n = (int)args.integer("n", 100003, 1, 1 << 26, "uint32 elements in the state");
+    int steps = (int)args.integer("steps", 20, 2, 10000, "steps (graph launches)");
+    args.parse_or_exit();
+
+    select_device(args.device());
+    std::vector<uint32_t> x = random_vector<uint32_t>(n, 0u, 0xffffffffu, 51), expected = x;
+    for (int i = 0; i < steps; ++i) {
+        Step p = step_params(i);
+        for (auto& v : expected) v = v * p.mul + p.add;
+    }
+    uint32_t* d_x;
+    CHECK(cudaMalloc(&d_x, n * sizeof(uint32_t)));
+    CHECK(cudaMemcpy(d_x, x.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
+    cudaStream_t s;
+    CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+
+    cudaGraphExec_t exec = nullptr;
+    int instantiations = 0;
+    size_t nodes = 0;
+    for (int i = 0; i < steps; ++i) {
+        cudaGraph_t g;
+        CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+        enqueue_step(s, d_x, n, step_params(i));
+        CHECK(cudaStreamEndCapture(s, &g));
+        if (!exec) {
+            CHECK(cudaGraphGetNodes(g, nullptr, &nodes));
+            CHECK(cudaGraphInstantiate(&exec, g, 0));  // CUDA 12+: (exec, graph, flags)
+            ++instantiations;
+        } else {
+            // The executable graph is a snapshot: it keeps the kernel arguments of the capture it was
+            // instantiated from. Same topology, new arguments: update it in place (3.2.6.6.4.2).
+            cudaGraphExecUpdateResultInfo info{};
+            CHECK(cudaGraphExecUpdate(exec, g, &info));
+        }
+        CHECK(cudaGraphDestroy(g));
+        CHECK(cudaGraphLaunch(exec, s));
+    }
+    CHECK(cudaStreamSynchronize(s));
+    std::printf("%d steps: graph of %zu nodes, %d instantiation(s), %d launches\n", steps, nodes, instantiations,
+                steps);
+
+    std::vector<uint32_t> got(n);
+    CHECK(cudaMemcpy(got.data(), d_x, n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    Verdict verdict;
+    verdict.exact("state after all steps vs CPU", expected.data(), got.data(), n);
+
+    CHECK(cudaGraphExecDestroy(exec));
+    CHECK(cudaStreamDestroy(s));
+    CHECK(cudaFree(d_x));
+    return verdict.finish();
+}

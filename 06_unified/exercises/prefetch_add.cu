@@ -1,0 +1,95 @@
+// prefetch_add - exercise (faster): the book's add() on managed memory that the CPU initialized,
+//                against the same kernel on cudaMalloc memory.
+//
+// Manual: M "统一内存的优化使用数据预取" (and "了解统一内存页面分配和传输"); G 2.4 异构编程.
+// The program allocates x and y with cudaMallocManaged (a few MB), writes them on the CPU - so their
+// pages are created in host memory - calls prepare(), and then times add() (y = x + y) alone with
+// CUDA events. It repeats this from fresh allocations (median of --reps) and compares with add() on
+// cudaMalloc memory in the same run: `managed / cudaMalloc: X` (1.0: as fast as device memory).
+// Your task: bring `managed / cudaMalloc` to 10 or below by changing only prepare(), the part
+// marked "yours" (um_page_faults reaches about 1.1 at 2^26 floats on an H100). It runs outside the
+// timed interval; the CPU initialization, the kernel and the measurement stay as they are.
+// Build and check: from the chapter folder, `make exercises` builds workspace/prefetch_add from your
+// copy, `make check` runs it and says solved / not yet (with a hint after a miss).
+// Run:    cd workspace && ./prefetch_add [--n=2^20] [--reps=5]
+// Output: concurrentManagedAccess; add() ms on cudaMalloc and on managed memory; the line
+//         `managed / cudaMalloc: X`; the CPU check; PASSED.
+#include <cstring>
+#include <vector>
+#include "common.cuh"
+
+__global__ void add(long long n, const float* x, float* y) {
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i] + y[i];
+}
+
+// ---- yours: runs after the CPU has written x and y, before add() is launched (untimed) ----------
+void prepare(float* x, float* y, size_t bytes, int device) {
+    (void)x, (void)y, (void)bytes, (void)device;  // nothing yet: the pages stay where the CPU wrote them
+}
+// ---- end of yours ------------------------------------------------------------------------------
+
+int main(int argc, char** argv) {
+    Args args(argc, argv, "Exercise: add() on CPU-initialized managed memory vs on cudaMalloc memory.");
+    long long n = args.integer("n", 1LL << 20, 1, 1LL << 22, "floats in x and in y (managed: at most 2 x 16 MB)");
+    int reps = (int)args.integer("reps", 5, 1, 100, "timed runs, each from fresh allocations (median reported)");
+    args.parse_or_exit();
+
+    DeviceInfo dev = select_device(args.device());
+    int managed = 0, concurrent = 0;
+    CHECK(cudaDeviceGetAttribute(&managed, cudaDevAttrManagedMemory, dev.id));
+    CHECK(cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess, dev.id));
+    std::printf("managedMemory %d, concurrentManagedAccess %d\n", managed, concurrent);
+    if (!managed) skip("this GPU cannot allocate managed memory (cudaDevAttrManagedMemory = 0)");
+    // Without it the driver moves all managed pages at every launch: there are no page faults to avoid.
+    if (!concurrent) skip("no on-demand page migration on this GPU/OS (cudaDevAttrConcurrentManagedAccess = 0)");
+
+    size_t bytes = (size_t)n * sizeof(float);
+    // x in [1, 2) is never 0, so an element that add() skipped cannot equal x + y.
+    std::vector<int> kx = random_vector<int>(n, 0, 1023, 31), ky = random_vector<int>(n, -1024, 1023, 32);
+    std::vector<float> hx(n), hy(n), ref(n);
+    for (long long i = 0; i < n; ++i) {
+        hx[i] = 1.0f + kx[i] / 1024.0f;
+        hy[i] = ky[i] / 1024.0f;
+        ref[i] = hx[i] + hy[i];
+    }
+    const int block = 256;
+    unsigned grid = (unsigned)((n + block - 1) / block);
+
+    // Baseline: the same kernel on device memory (y changes with every run; only the time counts).
+    float *dx, *dy;
+    CHECK(cudaMalloc(&dx, bytes));
+    CHECK(cudaMalloc(&dy, bytes));
+    CHECK(cudaMemcpy(dx, hx.data(), bytes, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(dy, hy.data(), bytes, cudaMemcpyHostToDevice));
+    double base_ms = bench_ms([&] { add<<<grid, block>>>(n, dx, dy); }, reps);
+
+    // Managed: every run starts from fresh allocations written by the CPU, then prepare().
+    float *mx = nullptr, *my = nullptr;
+    auto setup = [&] {
+        if (mx) {
+            CHECK(cudaFree(mx));
+            CHECK(cudaFree(my));
+        }
+        CHECK(cudaMallocManaged(&mx, bytes));
+        CHECK(cudaMallocManaged(&my, bytes));
+        std::memcpy(mx, hx.data(), bytes);  // first touch on the CPU: the pages are created in host memory
+        std::memcpy(my, hy.data(), bytes);
+        prepare(mx, my, bytes, dev.id);
+        CHECK(cudaDeviceSynchronize());
+    };
+    double managed_ms = bench_ms_fresh(setup, [&] { add<<<grid, block>>>(n, mx, my); }, reps);
+    CHECK(cudaDeviceSynchronize());  // the CPU reads my only after the last add() has finished
+    Verdict verdict;
+    verdict.exact("y = x + y (managed, last run)", ref.data(), my, n);
+
+    std::printf("add() of %lld floats (3 x %.1f MB): cudaMalloc %.4f ms (%.1f GB/s), managed %.4f ms (%.1f GB/s)\n", n,
+                bytes / 1e6, base_ms, gbps(3.0 * bytes, base_ms), managed_ms, gbps(3.0 * bytes, managed_ms));
+    std::printf("managed / cudaMalloc: %.2f (target <= 10)\n", managed_ms / base_ms);
+
+    CHECK(cudaFree(mx));
+    CHECK(cudaFree(my));
+    CHECK(cudaFree(dx));
+    CHECK(cudaFree(dy));
+    return verdict.finish();
+}

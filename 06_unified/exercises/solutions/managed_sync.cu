@@ -1,0 +1,78 @@
+// managed_sync - exercise (fix): a kernel writes its result into managed memory and the CPU checks
+//                it through the same pointer. The check fails.
+//
+// Manual: N 6.1 统一内存 (6.6.2 编程); M "统一内存"; G 2.4 异构编程.
+// The program allocates x and y with cudaMallocManaged (a few MB), fills x on the CPU, launches a
+// kernel that computes y = x * x - 1 (its blocks first wait --work-ms, standing for a longer
+// computation), then compares y with the CPU's result - no cudaMemcpy anywhere, the point of
+// managed memory - and prints the kernel's time (CUDA events).
+// Your task: find out why the CPU check fails and fix it with the smallest change; the result must
+// pass for any --work-ms. Do not change the kernel.
+// Build and check: from the chapter folder, `make exercises` builds workspace/managed_sync from your
+// copy, `make check` runs it and says solved / not yet (with a hint after a miss).
+// Run:    cd workspace && ./managed_sync [--n=1000003] [--work-ms=50]
+// Output: concurrentManagedAccess, the kernel's time, the CPU check, PASSED (or FAILED: with the
+//         first mismatches).
+#include <vector>
+#include "common.cuh"
+
+__device__ __forceinline__ unsigned long long global_ns() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+// y = x * x - 1 over a grid-stride loop; thread 0 of every block first waits work_ns of global
+// time, and its block waits for it, so no element is written before that.
+__global__ void square_minus_one(const float* x, float* y, long long n, long long work_ns) {
+    if (threadIdx.x == 0) {
+        unsigned long long t0 = global_ns();
+        while (global_ns() - t0 < (unsigned long long)work_ns) {
+        }
+    }
+    __syncthreads();
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        y[i] = x[i] * x[i] - 1.0f;
+}
+
+int main(int argc, char** argv) {
+    Args args(argc, argv, "Exercise: a kernel writes managed memory, the CPU checks it; the check fails.");
+    long long n = args.integer("n", 1000003, 1, 1LL << 22, "floats in x and in y (managed: at most 2 x 16 MB)");
+    int work_ms = (int)args.integer("work-ms", 50, 1, 2000, "how long each block waits before it writes");
+    args.parse_or_exit();
+
+    DeviceInfo dev = select_device(args.device());
+    int managed = 0, concurrent = 0;
+    CHECK(cudaDeviceGetAttribute(&managed, cudaDevAttrManagedMemory, dev.id));
+    CHECK(cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess, dev.id));
+    std::printf("managedMemory %d, concurrentManagedAccess %d\n", managed, concurrent);
+    if (!managed) skip("this GPU cannot allocate managed memory (cudaDevAttrManagedMemory = 0)");
+
+    // Multiples of 1/256 in [-1, 1): x * x - 1 is exact in float, so the check can be exact.
+    std::vector<int> k = random_vector<int>(n, -256, 255, 41);
+    std::vector<float> expected(n);
+    float *x, *y;
+    CHECK(cudaMallocManaged(&x, n * sizeof(float)));
+    CHECK(cudaMallocManaged(&y, n * sizeof(float)));
+    for (long long i = 0; i < n; ++i) {
+        x[i] = k[i] / 256.0f;
+        expected[i] = x[i] * x[i] - 1.0f;
+        y[i] = 1.0f;  // poison: x * x - 1 < 1 for every x here
+    }
+
+    // 32 blocks, on most GPUs all resident at once: the kernel takes about --work-ms.
+    GpuTimer t;
+    Verdict verdict;
+    t.start();
+    square_minus_one<<<32, 256>>>(x, y, n, work_ms * 1000000LL);
+    CHECK_LAUNCH();
+    double ms = t.stop();
+    // The launch returns at once: the CPU may read what the kernel wrote only after it has finished.
+    CHECK(cudaDeviceSynchronize());
+    verdict.exact("y = x * x - 1 (read by the CPU)", expected.data(), y, n);
+    std::printf("kernel: %.3f ms (each block waits %d ms before it writes)\n", ms, work_ms);
+
+    CHECK(cudaFree(x));
+    CHECK(cudaFree(y));
+    return verdict.finish();
+}

@@ -1,0 +1,100 @@
+// warp_branch - exercise (faster): even elements take path A, odd elements path B.
+//
+// Manual: G 4.1 SIMT 架构; G 5.4.2 控制流指令.
+// Your task: make the kernel `work` (marked YOURS below) at least 1.3x as fast as
+//         `work_reference`, which the program times in the same run. The result must not change:
+//         element e still takes path A if e is even and path B if it is odd, and every element
+//         is written once. Change only `work`: the launch gives it one thread per element,
+//         rounded up to whole blocks of 256 threads, and the same arguments.
+// Build and check, from 01_intro: make exercises (builds workspace/warp_branch.cu), then
+//         make check (says `solved` or `not yet` with a hint). By hand:
+//           cd workspace && ./warp_branch --n=262143
+// Compile: nvcc -std=c++17 -O3 -lineinfo -arch=native -I../../common -o warp_branch warp_branch.cu
+// Output: the checks of both kernels, their times, `speedup vs reference: X.XXx`, then PASSED.
+#include <cstdint>
+#include <vector>
+#include "common.cuh"
+
+// Path A: iterations of a linear congruential generator (one multiply-add each).
+__host__ __device__ inline uint32_t path_a(uint32_t v, int iters) {
+    uint32_t h = v;
+    int k = iters + (int)(v & 63);
+    for (int j = 0; j < k; ++j) h = h * 1664525u + 1013904223u;
+    return h;
+}
+// Path B: iterations of xorshift32 (three shifts and three xors each).
+__host__ __device__ inline uint32_t path_b(uint32_t v, int iters) {
+    uint32_t h = v | 1u;
+    int k = iters + (int)((v >> 6) & 63);
+    for (int j = 0; j < k; ++j) {
+        h ^= h << 13;
+        h ^= h >> 17;
+        h ^= h << 5;
+    }
+    return h;
+}
+
+// CPU reference: element e takes path A if e is even, B if odd.
+void work_cpu(const uint32_t* in, uint32_t* out, long long n, int iters) {
+    for (long long e = 0; e < n; ++e) out[e] = (e % 2 == 0) ? path_a(in[e], iters) : path_b(in[e], iters);
+}
+
+// The baseline (do not change): thread t handles element t.
+__global__ void work_reference(const uint32_t* in, uint32_t* out, long long n, int iters) {
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= n) return;
+    if (t % 2 == 0) out[t] = path_a(in[t], iters);
+    else out[t] = path_b(in[t], iters);
+}
+
+// YOURS: make this faster (same result, same launch).
+__global__ void work(const uint32_t* in, uint32_t* out, long long n, int iters) {
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= n) return;
+    if (t % 2 == 0) out[t] = path_a(in[t], iters);
+    else out[t] = path_b(in[t], iters);
+}
+
+int main(int argc, char** argv) {
+    Args args(argc, argv, "Exercise: make the even/odd kernel faster than the reference.");
+    long long n = args.integer("n", 262143, 1, 1LL << 26, "number of elements");
+    int iters = (int)args.integer("iters", 512, 1, 1 << 16, "loop iterations per element (plus 0..63 from the data)");
+    int reps = (int)args.integer("reps", 20, 1, 1000, "timed repetitions (median reported)");
+    args.parse_or_exit();
+
+    select_device(args.device());
+    const int block = 256;
+    std::vector<uint32_t> in = random_vector<uint32_t>(n, 0u, 0xffffffffu, 1), ref(n), out(n);
+    work_cpu(in.data(), ref.data(), n, iters);
+
+    size_t bytes = n * sizeof(uint32_t);
+    uint32_t *d_in, *d_out;
+    CHECK(cudaMalloc(&d_in, bytes));
+    CHECK(cudaMalloc(&d_out, bytes));
+    CHECK(cudaMemcpy(d_in, in.data(), bytes, cudaMemcpyHostToDevice));
+
+    long long grid = (n + block - 1) / block;
+    auto reference = [&] { work_reference<<<grid, block>>>(d_in, d_out, n, iters); };
+    auto yours = [&] { work<<<grid, block>>>(d_in, d_out, n, iters); };
+
+    // Each kernel is checked once (after a poisoning memset, so a skipped element cannot pass),
+    // then timed: median of `reps` launches after a warm-up.
+    Verdict verdict;
+    auto check = [&](auto launch, const char* name) {
+        CHECK(cudaMemset(d_out, 0xff, bytes));
+        launch();
+        CHECK_LAUNCH();
+        CHECK(cudaMemcpy(out.data(), d_out, bytes, cudaMemcpyDeviceToHost));
+        verdict.exact(name, ref.data(), out.data(), n);
+    };
+    check(reference, "work_reference vs CPU");
+    check(yours, "work (yours) vs CPU");
+    double ref_ms = bench_ms(reference, reps), your_ms = bench_ms(yours, reps);
+    std::printf("n = %lld, %d..%d iterations per element\n", n, iters, iters + 63);
+    std::printf("work_reference %8.3f ms\nwork (yours)   %8.3f ms\n", ref_ms, your_ms);
+    std::printf("speedup vs reference: %.2fx (target: 1.3x)\n", ref_ms / your_ms);
+
+    CHECK(cudaFree(d_in));
+    CHECK(cudaFree(d_out));
+    return verdict.finish();
+}

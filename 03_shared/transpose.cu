@@ -8,7 +8,7 @@
 //         ceiling. The naive kernel reads rows but writes columns (each warp store touches 32
 //         sectors); staging a tile in shared memory makes both global accesses row-wise, and the
 //         [T][T+1] padding removes the 32-way bank conflict of the column access in shared memory.
-//         Every variant is checked against a CPU transpose, then timed: GB/s (read + write), % of
+//         Every version is checked against a CPU transpose, then timed: GB/s (read + write), % of
 //         cudaMemcpy D2D measured in the same run, speedup over naive.
 // Build:  make transpose
 // Run:    ./transpose                        8192 x 8192 fp32 (268 MB per matrix, several x the L2)
@@ -16,7 +16,7 @@
 //         ./transpose --book                 the book's setup: 2048 x 2048, 32x32 thread blocks,
 //                                            one element per thread; the book's V100 times alongside
 //         ./transpose --csv=FILE             also write the table as CSV (plot.py reads it)
-// Output: one check line per variant, a table (time, GB/s, % of D2D, x naive), the best ratio, PASSED.
+// Output: one check line per version, a table (time, GB/s, % of D2D, x naive), the best ratio, PASSED.
 #include <algorithm>
 #include <functional>
 #include <string>
@@ -101,7 +101,7 @@ __global__ void matrix_transpose_padded(const float* in, float* out, int rows, i
 // transpose is a permutation) after its output is set to a NaN pattern: an element never written
 // cannot pass. The copy kernel's output must equal its input.
 template <int T, int R>
-void add_variants(Results& table, const float* in, float* out, int rows, int cols, bool all,
+void add_versions(Results& table, const float* in, float* out, int rows, int cols, bool all,
                   const std::vector<float>& h_in, const std::vector<float>& ref, std::vector<float>& h_out) {
     dim3 block(T, R), grid((cols + T - 1) / T, (rows + T - 1) / T), grid_t((rows + T - 1) / T, (cols + T - 1) / T);
     std::string cfg = "[" + std::to_string(T) + "][" + std::to_string(T);
@@ -163,10 +163,10 @@ int main(int argc, char** argv) {
     table.param("cols", cols);
     table.param("setup", book ? "book" : "default");
     table.baseline_d2d(bytes);
-    if (book) add_variants<32, 32>(table, d_in, d_out, rows, cols, true, in, ref, out);  // the book's launch shape
+    if (book) add_versions<32, 32>(table, d_in, d_out, rows, cols, true, in, ref, out);  // the book's launch shape
     else {
-        add_variants<TILE, ROWS>(table, d_in, d_out, rows, cols, true, in, ref, out);
-        add_variants<BIG_TILE, BIG_ROWS>(table, d_in, d_out, rows, cols, false, in, ref, out);
+        add_versions<TILE, ROWS>(table, d_in, d_out, rows, cols, true, in, ref, out);
+        add_versions<BIG_TILE, BIG_ROWS>(table, d_in, d_out, rows, cols, false, in, ref, out);
     }
     table.speedup_over("naive (read-coalesced)");
     Verdict verdict;

@@ -10,16 +10,16 @@
 //         downloads, and the time approaches max(H2D, kernel, D2H) - the lower bound, measured
 //         alone in the same run. The kernel's work (--iters multiply-adds per element) is calibrated
 //         so that it takes as long as the copies ("assume copies and kernel take the same time", as
-//         N 6.2.1 draws it; the slower of H2D, D2H and both directions at once). Variants: 1, 2, 4, 8 (and --streams=N) streams, depth-first issue
+//         N 6.2.1 draws it; the slower of H2D, D2H and both directions at once). Versions: 1, 2, 4, 8 (and --streams=N) streams, depth-first issue
 //         (H2D, kernel, D2H of one chunk, then the next) and breadth-first (all H2D of a round, all
-//         kernels, all D2H: G 3.2.6.5.5's rewrite). Each variant is checked against the CPU. A second
+//         kernels, all D2H: G 3.2.6.5.5's rewrite). Each version is checked against the CPU. A second
 //         run records a CUDA event before and after every copy and kernel and writes the timeline
 //         (--timeline=FILE) that `make plots` draws as a Gantt chart.
 // Build:  nvcc -std=c++17 -O3 -arch=native -I../common -o overlap overlap.cu   (or: make overlap)
 // Run:    ./overlap [--n=2^26] [--chunks=32] [--streams=N] [--iters=0 (calibrate)] [--reps=10]
 //                   [--timeline=FILE] [--csv=FILE] [--only=REGEX]
 // Output: asyncEngineCount; the table (time, x serial) of the copies and the kernel alone, both
-//         copies at once, serial and every streamed variant; the lower bound, best / bound, serial /
+//         copies at once, serial and every streamed version; the lower bound, best / bound, serial /
 //         best; the event overhead of the timeline run; then PASSED.
 #include <algorithm>
 #include <cstdint>
@@ -55,7 +55,7 @@ __global__ void lcg_steps(const uint32_t* __restrict__ in, uint32_t* __restrict_
 enum Op { H2D = 0, KERNEL = 1, D2H = 2 };
 const char* op_name(int op) { return op == H2D ? "H2D" : op == KERNEL ? "kernel" : "D2H"; }
 
-struct Variant {
+struct Schedule {  // one version of the table: how many streams, chunks, which issue order
     std::string name;
     int streams, chunks;
     bool breadth;
@@ -70,7 +70,7 @@ struct OpTime {
 int main(int argc, char** argv) {
     Args args(argc, argv, "Overlaps H2D copies, kernels and D2H copies with streams; serial vs streamed vs the bound.");
     long long n = args.integer("n", 1LL << 26, 1, 1LL << 29, "elements (uint32) in the buffer");
-    int chunks = (int)args.integer("chunks", 32, 1, 1024, "chunks the buffer is cut into for the multi-stream variants");
+    int chunks = (int)args.integer("chunks", 32, 1, 1024, "chunks the buffer is cut into for the multi-stream versions");
     int extra = (int)args.integer("streams", 0, 0, 64, "also run this many streams (0: only 1, 2, 4, 8)");
     int iters_arg = (int)args.integer("iters", 0, 0, 1 << 20, "multiply-adds per element (0: calibrate to the copy time)");
     int reps = (int)args.integer("reps", 10, 1, 1000, "timed repetitions (median reported)");
@@ -146,28 +146,28 @@ int main(int argc, char** argv) {
         for (long long i = 0; i < n; ++i) expected[i] = h_in[i] * f.a + f.c;
     }
 
-    std::vector<Variant> variants;
-    variants.push_back({"serial (1 stream, 1 chunk)", 1, 1, false});
-    variants.push_back({"1 stream, " + std::to_string(chunks) + " chunks", 1, chunks, false});
+    std::vector<Schedule> versions;
+    versions.push_back({"serial (1 stream, 1 chunk)", 1, 1, false});
+    versions.push_back({"1 stream, " + std::to_string(chunks) + " chunks", 1, chunks, false});
     if (chunks >= 2) {
-        variants.push_back({"2 streams x 1 chunk, depth-first", 2, 2, false});   // G 3.2.6.5.1's code
-        variants.push_back({"2 streams x 1 chunk, breadth-first", 2, 2, true});  // G 3.2.6.5.5's rewrite
+        versions.push_back({"2 streams x 1 chunk, depth-first", 2, 2, false});   // G 3.2.6.5.1's code
+        versions.push_back({"2 streams x 1 chunk, breadth-first", 2, 2, true});  // G 3.2.6.5.5's rewrite
     }
     std::vector<int> counts = {2, 4, 8};
     if (extra > 0 && std::find(counts.begin(), counts.end(), extra) == counts.end() && extra != 1) counts.push_back(extra);
     for (int s : counts) {
         if (s > chunks) continue;
         std::string base = std::to_string(s) + " streams, " + std::to_string(chunks) + " chunks, ";
-        variants.push_back({base + "depth-first", s, chunks, false});
-        variants.push_back({base + "breadth-first", s, chunks, true});
+        versions.push_back({base + "depth-first", s, chunks, false});
+        versions.push_back({base + "breadth-first", s, chunks, true});
     }
 
-    // Enqueues one variant. Chunk c goes to stream c % streams. Depth-first issues H2D, kernel,
+    // Enqueues one version. Chunk c goes to stream c % streams. Depth-first issues H2D, kernel,
     // D2H of chunk c before chunk c+1; breadth-first issues, per round of `streams` chunks, all
     // H2D, then all kernels, then all D2H. Inside each stream the order is the same either way;
     // only the order in which the host hands work to the streams differs. With `ev` the op is
     // bracketed by two events recorded in its stream (ev[2 * (3 c + op)] before, +1 after).
-    auto enqueue = [&](const Variant& v, std::vector<cudaEvent_t>* ev) {
+    auto enqueue = [&](const Schedule& v, std::vector<cudaEvent_t>* ev) {
         size_t csize = ((size_t)n + v.chunks - 1) / v.chunks;
         auto issue = [&](int c, int op) {
             size_t off = (size_t)c * csize;
@@ -214,14 +214,14 @@ int main(int argc, char** argv) {
         CHECK(cudaMemcpyAsync(h_out, d_out, bytes, cudaMemcpyDeviceToHost, streams[1]));
     }, 0);
     std::vector<Results::Version*> rows;
-    for (auto& v : variants) rows.push_back(&table.add(v.name, [&, v] { enqueue(v, nullptr); }, 0, check, poison));
-    table.speedup_over(variants[0].name);
+    for (auto& v : versions) rows.push_back(&table.add(v.name, [&, v] { enqueue(v, nullptr); }, 0, check, poison));
+    table.speedup_over(versions[0].name);
     table.run(verdict, reps);
 
     // The bound and the headline ratios (only when the rows they need were selected by --only).
     const Results::Version *h2d = table.find("H2D alone"), *ker = table.find("kernel alone"),
                            *d2h = table.find("D2H alone"), *both = table.find("H2D + D2H at once"),
-                           *serial = table.find(variants[0].name);
+                           *serial = table.find(versions[0].name);
     const Results::Version* best = nullptr;
     for (size_t i = 1; i < rows.size(); ++i)
         if (rows[i]->ms > 0 && (!best || rows[i]->ms < best->ms)) best = rows[i];
@@ -245,7 +245,7 @@ int main(int argc, char** argv) {
     if (best && serial)
         std::printf("serial / best = %.2fx (%.3f ms -> %.3f ms)\n", serial->ms / best->ms, serial->ms, best->ms);
 
-    // Timeline run: each selected variant once more, now with an event before and after every op.
+    // Timeline run: each selected version once more, now with an event before and after every op.
     // An event before an op completes when the stream reaches the op (the stream is "ready"), not
     // when its engine starts it: a copy may still wait behind another stream's copy. Assuming each
     // copy direction and the compute engine work through their ops one after another, an op starts
@@ -263,11 +263,11 @@ int main(int argc, char** argv) {
         if (!tf) std::fprintf(stderr, "warning: could not write '%s'\n", timeline_file.c_str());
     }
     if (tf)  // the device columns first, as in results.cuh's CSV; one row per copy or kernel
-        std::fprintf(tf, "gpu,cc,driver,cuda,program,n,iters,variant,streams,chunks,order,table_ms,events_ms,bound_ms,"
+        std::fprintf(tf, "gpu,cc,driver,cuda,program,n,iters,version,streams,chunks,order,table_ms,events_ms,bound_ms,"
                          "stream,chunk,op,ready_ms,start_ms,end_ms\n");
     double best_events_ms = 0;
-    for (size_t vi = 0; vi < variants.size(); ++vi) {
-        const Variant& v = variants[vi];
+    for (size_t vi = 0; vi < versions.size(); ++vi) {
+        const Schedule& v = versions[vi];
         if (rows[vi]->ms <= 0) continue;  // not selected by --only
         CHECK(cudaEventRecord(t0, 0));
         enqueue(v, &ev);
@@ -313,7 +313,7 @@ int main(int argc, char** argv) {
         }
     }
     if (best && best_events_ms > 0)
-        std::printf("timeline run with 2 events per op: best variant %.3f ms (%.3f ms without: events add %.1f%%)\n",
+        std::printf("timeline run with 2 events per op: best version %.3f ms (%.3f ms without: events add %.1f%%)\n",
                     best_events_ms, best->ms, 100.0 * (best_events_ms - best->ms) / best->ms);
     if (tf) {
         std::fclose(tf);

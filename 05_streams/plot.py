@@ -4,8 +4,8 @@
     ./overlap --timeline=figures/overlap_timeline.csv
     python3 plot.py --timeline figures/overlap_timeline.csv --out figures
 
-writes figures/overlap_timeline.png: a Gantt chart per variant (serial, the guide's two streams in
-depth-first and breadth-first order, and the fastest variant unless --variants names others), one
+writes figures/overlap_timeline.png: a Gantt chart per version (serial, the guide's two streams in
+depth-first and breadth-first order, and the fastest version unless --versions names others), one
 row per copy/compute engine and one per stream, H2D / kernel / D2H coloured, on one time axis; the
 dashed line is the lower bound max(H2D, kernel, D2H) measured alone. `make plots` runs both steps.
 Bars start where the op could start on its engine (overlap.cu explains how the times are derived
@@ -26,26 +26,26 @@ ENGINE_ROWS = [("H2D", "copy H2D"), ("kernel", "compute"), ("D2H", "copy D2H")]
 
 
 def read_timeline(path):
-    """Rows of the timeline CSV (header starting with gpu,cc,driver,cuda,program), grouped by variant in file order."""
-    rows = plotlib.read_table(path, need=("variant", "streams", "stream", "op", "start_ms", "end_ms"))
-    variants = {}
+    """Rows of the timeline CSV (header starting with gpu,cc,driver,cuda,program), grouped by version in file order."""
+    rows = plotlib.read_table(path, need=("version", "streams", "stream", "op", "start_ms", "end_ms"))
+    versions = {}
     for r in rows:
-        variants.setdefault(r["variant"], []).append(r)
-    return variants
+        versions.setdefault(r["version"], []).append(r)
+    return versions
 
 
-def pick(variants, wanted):
+def pick(versions, wanted):
     if wanted:
-        missing = [w for w in wanted if w not in variants]
+        missing = [w for w in wanted if w not in versions]
         if missing:
-            raise ValueError(f"no such variant in the timeline: {missing}; have: {list(variants)}")
+            raise ValueError(f"no such version in the timeline: {missing}; have: {list(versions)}")
         return wanted
-    names = list(variants)
+    names = list(versions)
     chosen = [n for n in names if n.startswith("serial")]
     chosen += [n for n in names if n.startswith("2 streams x 1 chunk")]
     rest = [n for n in names if not n.startswith("serial")]
     if rest:
-        best = min(rest, key=lambda n: float(variants[n][0].get("events_ms") or max(float(r["end_ms"]) for r in variants[n])))
+        best = min(rest, key=lambda n: float(versions[n][0].get("events_ms") or max(float(r["end_ms"]) for r in versions[n])))
         if best not in chosen:
             chosen.append(best)
     return chosen or names[:1]
@@ -81,16 +81,16 @@ def draw(ax, name, rows, xmax):
 
 
 def plot_timeline(path, out, wanted):
-    variants = read_timeline(path)
-    chosen = pick(variants, wanted)
-    xmax = max(float(r["end_ms"]) for n in chosen for r in variants[n]) * 1.02
-    heights = [3 + int(variants[n][0]["streams"]) for n in chosen]
+    versions = read_timeline(path)
+    chosen = pick(versions, wanted)
+    xmax = max(float(r["end_ms"]) for n in chosen for r in versions[n]) * 1.02
+    heights = [3 + int(versions[n][0]["streams"]) for n in chosen]
     fig, axes = plt.subplots(len(chosen), 1, figsize=(11, 1.0 + 0.32 * sum(heights) + 0.5 * len(chosen)),
                              sharex=True, gridspec_kw={"height_ratios": heights}, squeeze=False)
     for ax, name in zip(axes[:, 0], chosen):
-        draw(ax, name, variants[name], xmax)
+        draw(ax, name, versions[name], xmax)
     axes[-1, 0].set_xlabel("ms since the first op was issued")
-    r0 = variants[chosen[0]][0]
+    r0 = versions[chosen[0]][0]
     handles = [Patch(color=c, label=k) for k, c in COLORS.items()]
     handles.append(plt.Line2D([], [], color="black", ls="--", label="max(H2D, kernel, D2H) alone"))
     fig.legend(handles=handles, loc="upper right", ncol=4, fontsize=8)
@@ -104,10 +104,10 @@ def main(argv=None):
     here = HERE / "figures"  # run with no options: redraw from the committed CSV
     p.add_argument("--timeline", default=str(here / "overlap_timeline.csv"),
                    help="CSV written by ./overlap --timeline=FILE (default figures/overlap_timeline.csv)")
-    p.add_argument("--variants", nargs="*", help="variant names to draw (default: serial, the guide's pair, the fastest)")
+    p.add_argument("--versions", nargs="*", help="version names to draw (default: serial, the guide's pair, the fastest)")
     p.add_argument("--out", default=str(here), help="output folder (default: this chapter's figures/)")
     a = p.parse_args(argv)
-    plot_timeline(a.timeline, Path(a.out), a.variants)
+    plot_timeline(a.timeline, Path(a.out), a.versions)
 
 
 if __name__ == "__main__":

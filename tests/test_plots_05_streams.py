@@ -19,10 +19,10 @@ def test_timeline_plot_from_fixture(tmp_path):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_timeline_plot_named_variant(tmp_path):
+def test_timeline_plot_named_version(tmp_path):
     pytest.importorskip("matplotlib")
     r = subprocess.run([sys.executable, str(PLOT), "--timeline", str(FIXTURES / "overlap_timeline.csv"),
-                        "--variants", "4 streams, 8 chunks, depth-first", "--out", str(tmp_path)],
+                        "--versions", "4 streams, 8 chunks, depth-first", "--out", str(tmp_path)],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
     assert (tmp_path / "overlap_timeline.png").exists()

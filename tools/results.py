@@ -41,8 +41,8 @@ def read_program_csv(path, root=None):
     those with one value in every row of the program; the rest stay as per-row columns)."""
     with open(path, newline="") as f:
         r = csv.DictReader(f)
-        if r.fieldnames is None or r.fieldnames[:5] != HEAD or "version" not in r.fieldnames:
-            return None  # not a results.cuh CSV (an old file, an image list): ignored
+        if r.fieldnames is None or r.fieldnames[:5] != HEAD or not {"version", "baseline", "ms", "rate", "unit"} <= set(r.fieldnames):
+            return None  # not a results.cuh version table (a timeline, an old file): ignored
         names = r.fieldnames[5:r.fieldnames.index("version")]
         rows = list(r)
     try:

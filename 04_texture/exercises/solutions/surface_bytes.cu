@@ -3,8 +3,8 @@
 // Manual: G 3.2.12.2.1 表面内存对象API (surface object API: surf2Dread / surf2Dwrite);
 //         G 3.2.12.2 表面内存(Surface Memory).
 // Your task: invert reads every uchar4 pixel of one CUDA array through a surface, inverts R, G and B
-//         (alpha is kept) and writes it into a second array through another surface. The CPU check
-//         finds most of the output untouched. Find the bug and fix it.
+//         (alpha is kept) and writes it into a second array through another surface. It fails
+//         (on the H100 with a CUDA error, cudaErrorMisalignedAddress). Find the bug and fix it.
 // Build and check (from 04_texture): `make exercises` builds workspace/surface_bytes from your copy
 //         in workspace/; `make check` runs it and reads its own CPU check.
 //         By hand: cd workspace && ./surface_bytes --width=333 --height=211

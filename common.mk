@@ -130,5 +130,4 @@ $(EX_BIN)/%: $(EX_SRC)/%.cu $(COMMON_HEADERS)
 	@mkdir -p $(EX_BIN)
 	$(NVCC) $(NVCCFLAGS) -o $@ $< $(LDLIBS) $(EX_LDLIBS)
 check: exercises
-	@$(PYTHON_EX) $(COMMON_DIR)/../tools/exercises.py check $(CURDIR) --src=$(EX_SRC) --bin=$(EX_BIN)
-PYTHON_EX := $(shell command -v python3 2>/dev/null || echo python3)
+	@$(PYTHON) $(COMMON_DIR)/../tools/exercises.py check $(CURDIR) --src=$(EX_SRC) --bin=$(EX_BIN)

@@ -77,8 +77,10 @@ def unit_of(rows):
     return UNITS.get(rows[0].get("unit", ""), "")
 
 
-def bars(rows, out, title, xlabel=None, color_of=None):
-    """Horizontal bars: rate of each version, the baseline as a dashed line, % of it at each bar."""
+def bars(rows, out, title, xlabel=None, color_of=None, target_pct=None):
+    """Horizontal bars: rate of each version, the baseline as a dashed line, % of it at each bar;
+    target_pct: a dotted line at that % of the baseline (a performance target). The baseline's
+    name and rate stand above the top bar, left of its line, so a long name stays in the figure."""
     base = [r for r in rows if r["baseline"] == "1"]
     vers = [r for r in rows if r["baseline"] != "1"]
     rates = [num(r, "rate") for r in vers]
@@ -93,7 +95,12 @@ def bars(rows, out, title, xlabel=None, color_of=None):
         ref = num(base[0], "rate")
         top = max(top, ref)
         ax.axvline(ref, color="tab:red", ls="--")
-        ax.text(ref, len(vers) - 0.5, f" {base[0]['version']}\n {ref:.0f} {unit_of(rows)}", color="tab:red", va="top")
+        note = f"{base[0]['version']}: {ref:.0f} {unit_of(rows)} (dashed)"
+        if target_pct is not None:
+            ax.axvline(ref * target_pct / 100, color="tab:gray", ls=":")
+            note += f", {target_pct:g}% of it (dotted)"
+        ax.text(ref, len(vers) - 0.45, note + " ", color="tab:red", ha="right", va="bottom")
+        ax.set_ylim(-0.6, len(vers) + 0.2)  # a free band above the top bar for the note
     ax.set_xlim(0, top * 1.3 if top > 0 else 1)
     ax.set_xlabel(xlabel or unit_of(rows))
     ax.set_title(f"{title}\n({gpu_label(rows)})", fontsize=10)

@@ -1,19 +1,21 @@
 // corrupt.h - CUDA_LAB_CORRUPT=1: every check must be able to fail.
 //
-// A check that cannot fail is a defect that no passing run reveals: it compares a buffer the kernel
-// never wrote, a copy taken before the kernel finished, an empty range, or a condition that is true
-// whatever the GPU computed. The only way to know that a check can fail is to make it fail: with
-// CUDA_LAB_CORRUPT set (to anything but empty or "0") one element of the GPU data each check compares
-// is changed, so every program must end with "FAILED: ..." and exit 1. tests/test_corruption.py runs
-// every program of tests/manifest.txt so; a program that still prints PASSED has a check that
-// compares nothing.
+// A check that cannot fail is a defect that no passing run reveals: a range of zero elements, a
+// comparison never reached, a condition true whatever the GPU computed, a tolerance wider than any
+// error. The only way to know that a check can fail is to make it fail: with CUDA_LAB_CORRUPT set
+// (to anything but empty or "0") one element of the GPU results the checks compare is changed, so
+// every program must end with "FAILED: ..." and exit 1. tests/test_corruption.py runs every program
+// of tests/manifest.txt so; a program that still prints PASSED has a check that compares nothing.
+// (Whether a check compares the right data - not a copy taken before the kernel finished - is for
+// reading the code: such a copy is corrupted like any other.)
 //
 //   - Verdict::exact() and Verdict::close() (compare.h) see element n / 2 of `got` corrupted: an
-//     integer off by one, a float far off (or, where the check's tolerance absorbs that, the value
-//     farthest from the expected one, then NaN). The caller's buffer is not modified.
+//     integer off by one, a float far off (or, where the check's tolerance absorbs that, for an
+//     integer the value farthest from the expected one, for a float NaN). The caller's buffer is not
+//     modified.
 //   - A program that checks GPU data by other means (its own loop, a count, a sum) calls
 //     lab_corrupt(host_copy, n) on the data right after copying it back and before checking it:
-//     element n / 2 is changed in place, by the same rule.
+//     element n / 2 is changed in place (an integer off by one, a float far off, a bool flipped).
 //
 // Unset, lab_corrupt() returns after one test of a cached flag and the comparison loops are the
 // plain ones: the hook costs nothing in a normal run. Host-only code (no CUDA), so that the unit

@@ -75,6 +75,7 @@ Report run(int device, int n, bool banner, std::vector<int>* got = nullptr) {
     poly<<<(n + 255) / 256, 256>>>(d_x, d_y, n, d_arch);
     CHECK_LAUNCH();
     CHECK(cudaMemcpy(y.data(), d_y, n * sizeof(int), cudaMemcpyDeviceToHost));
+    lab_corrupt(y.data(), n);  // CUDA_LAB_CORRUPT: the child's count below must be able to fail (corrupt.h)
     CHECK(cudaMemcpy(&r.arch, d_arch, sizeof(int), cudaMemcpyDeviceToHost));
     CHECK(cudaFree(d_x));
     CHECK(cudaFree(d_y));

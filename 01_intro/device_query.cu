@@ -110,7 +110,9 @@ int main(int argc, char** argv) {
                       p.sharedMemPerBlock <= (size_t)optin && (size_t)optin <= p.sharedMemPerMultiprocessor &&
                       p.persistingL2CacheMaxSize <= p.l2CacheSize,
                   "block limits <= SM limits");
-    verdict.check(attr(cudaDevAttrMultiProcessorCount, id) == p.multiProcessorCount &&
+    int sm_attr = attr(cudaDevAttrMultiProcessorCount, id);
+    lab_corrupt(&sm_attr, 1);  // CUDA_LAB_CORRUPT: this cross-check must be able to fail (corrupt.h)
+    verdict.check(sm_attr == p.multiProcessorCount &&
                       (size_t)optin == p.sharedMemPerBlockOptin && attr(cudaDevAttrL2CacheSize, id) == p.l2CacheSize,
                   "attributes agree with cudaDeviceProp");
     verdict.check(dev.mem_clock_khz > 0 && dev.sm_clock_khz > 0 && p.memoryBusWidth > 0,

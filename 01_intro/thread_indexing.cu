@@ -136,6 +136,7 @@ int main(int argc, char** argv) {
             CHECK_LAUNCH();
             CHECK(cudaMemcpy(hits.data(), d_hits, n * sizeof(int), cudaMemcpyDeviceToHost));
             CHECK(cudaMemcpy(block_of.data(), d_block_of, n * sizeof(int), cudaMemcpyDeviceToHost));
+            lab_corrupt(hits.data(), n);  // CUDA_LAB_CORRUPT: this check must be able to fail (corrupt.h)
             std::string err = check_layout(hits, block_of, n, threads);
             char what[96];
             std::snprintf(what, sizeof what, "%dD_%dD grid %ux%ux%u block %ux%ux%u", g, b, grid.x, grid.y, grid.z,

@@ -105,6 +105,7 @@ int main(int argc, char** argv) {
         launch();
         CHECK_LAUNCH();
         CHECK(cudaMemcpy(out, d_out, bytes, cudaMemcpyDeviceToHost));
+        lab_corrupt(out, total);  // CUDA_LAB_CORRUPT: this check must be able to fail (corrupt.h)
         return copy_diff(in.data(), out, total, first, last, step);
     };
     std::string bad;

@@ -93,6 +93,7 @@ int main(int argc, char** argv) {
     float* addr = nullptr;
     CHECK(cudaGetSymbolAddress((void**)&addr, devData));
     CHECK(cudaMemcpy(&got, addr, sizeof(float), cudaMemcpyDeviceToHost));
+    lab_corrupt(&got, 1);  // CUDA_LAB_CORRUPT: this check must be able to fail (corrupt.h)
     verdict.check(got == value, "devData read through its address");
 
     // devPointer: the symbol holds a pointer to a cudaMalloc'ed buffer that kernels write through.

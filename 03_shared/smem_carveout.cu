@@ -116,6 +116,7 @@ int main(int argc, char** argv) {
         launch();
         CHECK_LAUNCH();
         CHECK(cudaMemcpy(out.data(), d_out, bytes, cudaMemcpyDeviceToHost));
+        lab_corrupt(out.data(), n);  // CUDA_LAB_CORRUPT: this check must be able to fail (corrupt.h)
         bool ok = std::equal(ref.begin(), ref.end(), out.begin());
         if (!ok || only != -2)
             verdict.exact("carveout " + std::to_string(p) + " result", ref.data(), out.data(), n);

@@ -219,6 +219,7 @@ int main(int argc, char** argv) {
     for (uint32_t v : in) want_sum += v;
     for (int blocks = segs; blocks > 1; blocks = (blocks + SEG - 1) / SEG) ++want_depth;
     CHECK(cudaMemcpy(&sum, d_result, sizeof sum, cudaMemcpyDeviceToHost));
+    lab_corrupt(&sum, 1);  // CUDA_LAB_CORRUPT: this check must be able to fail (corrupt.h)
     CHECK(cudaMemcpy(&depth, d_depth, sizeof depth, cudaMemcpyDeviceToHost));
     CHECK(cudaMemcpy(&errors, d_err, sizeof(int), cudaMemcpyDeviceToHost));
     std::printf("2. recursive sum of %d elements, each level tail-launching the next: %d tail launches, sum %llu "

@@ -102,6 +102,7 @@ WaitCost timed_wait(const uint32_t* d_in, uint32_t* d_out, int n, double ms, cud
 long long count_mismatches(const std::vector<uint32_t>& ref, const uint32_t* d_out, int n) {
     std::vector<uint32_t> got(n);
     CHECK(cudaMemcpy(got.data(), d_out, n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    lab_corrupt(got.data(), n);  // CUDA_LAB_CORRUPT: this check must be able to fail (corrupt.h)
     long long bad = 0;
     for (int i = 0; i < n; ++i) bad += got[i] != ref[i];
     return bad;

@@ -56,6 +56,7 @@ void CUDART_CB tally_host_node(void* p) {
     Tally* t = static_cast<Tally*>(p);
     unsigned long long s = 0;
     for (int i = 0; i < t->n; ++i) s += t->host_out[i];
+    lab_corrupt(&s, 1);  // CUDA_LAB_CORRUPT: the sum check must be able to fail (corrupt.h; no CUDA call)
     t->sum += s;
     t->launches_seen += 1;
 }
@@ -176,6 +177,7 @@ int main(int argc, char** argv) {
     verdict.check(g_sum_at_destruction.load() == expected_sum, "host-node sums vs CPU");
     int launch_count = 0;
     CHECK(cudaMemcpy(&launch_count, d_launch, sizeof(int), cudaMemcpyDeviceToHost));
+    lab_corrupt(&launch_count, 1);  // CUDA_LAB_CORRUPT: this check must be able to fail (corrupt.h)
     verdict.check(launch_count == launches, "device launch counter");
 
     CHECK(cudaStreamDestroy(s));

@@ -119,6 +119,7 @@ void run_and_check(Verdict& v, const std::string& what, cudaGraphExec_t exec, cu
     CHECK(cudaStreamSynchronize(s));
     std::vector<uint32_t> got(m.n);
     CHECK(cudaMemcpy(got.data(), m.d, m.n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    lab_corrupt(got.data(), got.size());  // CUDA_LAB_CORRUPT: the update loop's check must be able to fail too
     if (!what.empty()) v.exact(what, expected.data(), got.data(), m.n);
     else if (got != expected) v.exact("update loop", expected.data(), got.data(), m.n);
 }

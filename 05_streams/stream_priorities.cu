@@ -107,6 +107,7 @@ int main(int argc, char** argv) {
         }
         unsigned int done = 0;
         CHECK(cudaMemcpy(&done, d_done, sizeof done, cudaMemcpyDeviceToHost));
+        lab_corrupt(&done, 1);  // CUDA_LAB_CORRUPT: this check must be able to fail (corrupt.h)
         CHECK(cudaMemcpy(h_out.data(), d_out, n * sizeof(int), cudaMemcpyDeviceToHost));
         verdict.exact(std::string("probe result, ") + label, expected.data(), h_out.data(), n);
         verdict.check(done == (unsigned)(flood * blocks), std::string("every flood block ran, ") + label);

@@ -141,6 +141,7 @@ int main(int argc, char** argv) {
             double g = gt.stop();
             unsigned long long got = 0;
             CHECK(cudaMemcpy(&got, d_total, sizeof got, cudaMemcpyDeviceToHost));
+            lab_corrupt(&got, 1);  // CUDA_LAB_CORRUPT: this check must be able to fail (corrupt.h)
             bad_rounds += got != expected;
             if (c.workload == READ_MOSTLY) {  // the CPU reads the same data, after the GPU
                 CpuTimer ct;

@@ -129,6 +129,7 @@ int main(int argc, char** argv) {
         if (r > 0) gpu_ms.push_back(g);
     }
     // Last check on the CPU (pages come back once more), untimed.
+    lab_corrupt(data, n);  // CUDA_LAB_CORRUPT: this check must be able to fail (corrupt.h)
     for (size_t i = 0; i < n; ++i) bad += data[i] != transform(value(i, rounds - 1));
     Verdict verdict;
     verdict.check(bad == 0, "every round's GPU result on the CPU");

@@ -165,6 +165,7 @@ int main(int argc, char** argv) {
             CHECK(cudaMemcpy(p[d], p[s], bytes, cudaMemcpyDefault));
             CHECK(cudaDeviceSynchronize());
             get(d, got.data(), p[d], bytes);
+            lab_corrupt(got.data(), got.size());  // CUDA_LAB_CORRUPT: this check must be able to fail (corrupt.h)
             bool ok = std::memcmp(got.data(), pattern.data(), bytes) == 0;
             bad_pairs += !ok;
             std::vector<double> ms;

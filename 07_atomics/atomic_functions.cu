@@ -122,6 +122,7 @@ bool commutative(const char* fn, const char* type, Op op, Cpu cpu, const std::ve
     CHECK_LAUNCH();
     std::vector<T> got(nc);
     CHECK(cudaMemcpy(got.data(), d.cells, nc * sizeof(T), cudaMemcpyDeviceToHost));
+    lab_corrupt(got.data(), got.size());  // CUDA_LAB_CORRUPT: this check must be able to fail (corrupt.h)
     for (int i = 0; i < n; ++i) cells[i % nc] = cpu(cells[i % nc], vals[i]);
     for (int c = 0; c < nc; ++c)
         if (!(got[c] == cells[c])) {
@@ -140,6 +141,7 @@ bool exchange(const char* type, const std::vector<T>& vals, const std::vector<T>
     CHECK_LAUNCH();
     std::vector<T> final_v(nc), olds(n);
     CHECK(cudaMemcpy(final_v.data(), d.cells, nc * sizeof(T), cudaMemcpyDeviceToHost));
+    lab_corrupt(final_v.data(), final_v.size());  // CUDA_LAB_CORRUPT: this check must be able to fail (corrupt.h)
     CHECK(cudaMemcpy(olds.data(), d.olds, n * sizeof(T), cudaMemcpyDeviceToHost));
     for (int c = 0; c < nc; ++c) {
         std::vector<T> in{start[c]}, out{final_v[c]};
@@ -168,6 +170,7 @@ bool cas(const char* type, int n, const std::vector<T>& start) {
     CHECK_LAUNCH();
     std::vector<T> final_v(nc), swapped(n);
     CHECK(cudaMemcpy(final_v.data(), d.cells, nc * sizeof(T), cudaMemcpyDeviceToHost));
+    lab_corrupt(final_v.data(), final_v.size());  // CUDA_LAB_CORRUPT: this check must be able to fail (corrupt.h)
     CHECK(cudaMemcpy(swapped.data(), d.olds, n * sizeof(T), cudaMemcpyDeviceToHost));
     for (int c = 0; c < nc; ++c) {
         T k = (T)((n - c + nc - 1) / nc);  // threads on cell c

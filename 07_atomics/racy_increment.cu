@@ -91,6 +91,7 @@ int main(int argc, char** argv) {
         CHECK_LAUNCH();
         unsigned total = 0;
         CHECK(cudaMemcpy(&total, d_counter, sizeof total, cudaMemcpyDeviceToHost));
+        lab_corrupt(&total, 1);  // CUDA_LAB_CORRUPT: this check must be able to fail (corrupt.h)
         double ms = bench_ms(launch, reps);
         std::printf("%-14s %12u %13.2f%% %10.3f\n", names[w], total, 100.0 * ((double)expected - total) / expected, ms);
         totals[w] = total;

@@ -79,6 +79,7 @@ void concurrent_count(const char* what, unsigned long long* counter, Launch laun
     if (q != cudaErrorNotReady) CHECK(q);
     CHECK(cudaDeviceSynchronize());
     unsigned long long got = cuda::atomic_ref<unsigned long long, cuda::thread_scope_system>(*counter).load();
+    lab_corrupt(&got, 1);  // CUDA_LAB_CORRUPT: this check must be able to fail (corrupt.h)
     unsigned long long expect = gpu_ops + CPU_THREADS * cpu_ops;
     std::printf("  %s: GPU %lld + CPU %d x %lld = %llu, counted %llu (%s)\n", what, gpu_ops, CPU_THREADS, cpu_ops, expect,
                 got, q == cudaErrorNotReady ? "the kernel was still running when the CPU threads finished"

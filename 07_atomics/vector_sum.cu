@@ -137,6 +137,7 @@ void notes_version(const DeviceInfo& dev, long long count, int reps, Verdict& ve
     CHECK(cudaDeviceSynchronize());
     double notes_ms = host.stop_ms();
     unsigned gpu32 = *result;
+    lab_corrupt(&gpu32, 1);  // CUDA_LAB_CORRUPT: this check must be able to fail (corrupt.h)
 
     // The kernel alone: input already in GPU memory, events, median.
     if (concurrent) {

@@ -6,12 +6,16 @@
 // fixed-point weights). Each check prints one line: how many elements differed and the first few
 // (index, expected, got). finish() prints the program's last line - PASSED, or FAILED: with the
 // first thing that differed - and returns the exit code (0 or 1).
+//
+// With CUDA_LAB_CORRUPT=1 in the environment, exact() and close() see one element of `got`
+// corrupted, so that a run shows every such check can fail (corrupt.h says why and how).
 #pragma once
 #include <cmath>
 #include <cstdio>
 #include <sstream>
 #include <string>
 #include <type_traits>
+#include "corrupt.h"
 
 class Verdict {
   public:
@@ -65,12 +69,19 @@ class Verdict {
     bool compare(const std::string& what, const T* expected, const T* got, size_t n, Eq eq) {
         size_t bad = 0;
         std::string detail;
-        for (size_t i = 0; i < n; ++i) {
-            if (eq(expected[i], got[i])) continue;
+        auto one = [&](size_t i, T g) {
+            if (eq(expected[i], g)) return;
             if (bad < static_cast<size_t>(show_))
-                detail += (bad ? ", [" : "[") + std::to_string(i) + "] expected " + str(expected[i]) +
-                          " got " + str(got[i]);
+                detail += (bad ? ", [" : "[") + std::to_string(i) + "] expected " + str(expected[i]) + " got " + str(g);
             ++bad;
+        };
+        // CUDA_LAB_CORRUPT: element k is seen corrupted. Unset, k == n and this is the plain loop.
+        const size_t k = n > 0 && lab_corrupt_on() ? lab_corrupt_index(n) : n;
+        for (size_t i = 0; i < k; ++i) one(i, got[i]);
+        if (k < n) {
+            lab_corrupt_notice();
+            one(k, lab_corrupt_against(expected[k], got[k], eq));
+            for (size_t i = k + 1; i < n; ++i) one(i, got[i]);
         }
         if (bad == 0) {
             std::printf("  check %-34s ok (%zu elements)\n", what.c_str(), n);

@@ -2,7 +2,9 @@
 # The whole verification on a GPU machine, in one command:
 #   1. build everything for the GPU in the machine,
 #   2. make test (every program's CPU check at its test sizes, the exercises: each published one
-#      `not yet`, each solution `solved`, their check output in exercises/; plus the host-side tests),
+#      `not yet`, each solution `solved`, their check output in exercises/; plus the host-side tests;
+#      and every program again with CUDA_LAB_CORRUPT=1, where it must print FAILED and exit 1:
+#      tests/test_corruption.py, summarised from $OUT/corruption.log),
 #   3. compute-sanitizer memcheck (leak checking on), racecheck, initcheck and synccheck over every
 #      program at its test arguments (tests/sanitize.py; exclusions only through the manifest),
 #   4. optionally (--full) every program once at its default size, output kept for the READMEs,
@@ -60,10 +62,15 @@ if [ $sweep = 1 ]; then
 fi
 
 echo "== make test"
-EXERCISE_LOG_DIR="$out/exercises" make test ${chapter:+CHAPTER=$chapter} >"$out/test.log" 2>&1
+: >"$out/corruption.log"
+EXERCISE_LOG_DIR="$out/exercises" CORRUPTION_LOG="$out/corruption.log" make test ${chapter:+CHAPTER=$chapter} \
+    >"$out/test.log" 2>&1
 test_rc=$?
 grep -E "^(FAILED|ERROR) |^SKIPPED \[" "$out/test.log" | head -40
 test_summary=$(grep -E "[0-9]+ (passed|failed)" "$out/test.log" | tail -1)
+python3 tests/corruption.py --summary "$out/corruption.log" >"$out/corruption.txt"
+grep -v "^corruption:" "$out/corruption.txt" | head -20  # the programs that did not fail as they must
+corruption_summary=$(tail -1 "$out/corruption.txt")
 
 san_rc=0 san_summary="sanitizer: not run"
 if [ $sanitize = 1 ]; then
@@ -88,5 +95,6 @@ fi
 
 echo "== summary"
 echo "make test: ${test_summary:-no summary line (see test.log)} (exit $test_rc)"
+echo "$corruption_summary"
 echo "$san_summary"
 [ $test_rc = 0 ] && [ $san_rc = 0 ]

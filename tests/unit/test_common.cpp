@@ -1,9 +1,11 @@
-// Host-side unit tests of common/: argument parsing, result comparison, random data, image
-// fallback. No GPU needed. `test_common --list` names the cases; `test_common CASE` runs one
+// Host-side unit tests of common/: argument parsing, result comparison, the CUDA_LAB_CORRUPT hook,
+// random data, image fallback. No GPU needed. `test_common --list` names the cases; `test_common CASE` runs one
 // (exit 0 pass, 1 fail, 77 skip). `test_common args ...` parses its arguments like a program
 // and `test_common image PATH` loads an image, so tests/test_common.py can check exit codes.
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <functional>
 #include <map>
 #include <string>
@@ -111,6 +113,72 @@ static void compare_close() {
     EXPECT(ok.check(true, "cond") && ok.finish() == 0);
 }
 
+// CUDA_LAB_CORRUPT (corrupt.h) on: every exact() / close() fails, whatever the type and tolerance,
+// and lab_corrupt() changes exactly one element. The buffers compared are never modified.
+static void corrupt_on() {
+    lab_corrupt_on() = true;
+    std::vector<int> a{1, 2, 3, 4, 5};
+    Verdict v;
+    EXPECT(!v.exact("int", a.data(), a.data(), a.size()));
+    EXPECT(v.first_failure() == "int: 1 of 5 differ, first [2] expected 3 got 4");  // off by one
+    EXPECT(a[2] == 3);
+    std::vector<int> one{std::numeric_limits<int>::max()};
+    EXPECT(!Verdict().exact("int max", one.data(), one.data(), 1));  // no overflow: max - 1
+    std::vector<unsigned char> px{0, 128, 255};
+    EXPECT(!Verdict().exact("bytes", px.data(), px.data(), px.size()));
+    EXPECT(!Verdict().close("bytes +-1", px.data(), px.data(), px.size(), 1.0, 0.0));  // +1 is within: far value
+    EXPECT(!Verdict().close("bytes +-100", px.data(), px.data(), px.size(), 100.0, 0.0));
+    EXPECT(Verdict().close("bytes +-254", px.data(), px.data(), px.size(), 254.0, 0.0));  // cannot fail: the test sees it
+    std::vector<float> f{1.0f, -2.5f, 1e30f};
+    EXPECT(!Verdict().exact("float", f.data(), f.data(), f.size()));
+    EXPECT(!Verdict().close("float rtol 1e-3", f.data(), f.data(), f.size(), 1e-3, 1e-3));
+    EXPECT(!Verdict().close("float rtol 1e6", f.data(), f.data(), f.size(), 0.0, 1e6));  // far is within: NaN
+    std::vector<double> d{0.0};
+    EXPECT(!Verdict().close("double, one element", d.data(), d.data(), 1, 1e-9, 0.0));
+    std::vector<long long> wrong{7, 9, 9}, right{7, 0, 9};
+    Verdict w;  // an element that already differs stays as it is: still exactly one mismatch
+    EXPECT(!w.exact("already wrong", right.data(), wrong.data(), wrong.size()));
+    EXPECT(w.first_failure() == "already wrong: 1 of 3 differ, first [1] expected 0 got 9");
+    std::vector<unsigned> u{10, 20, 30, 40};
+    lab_corrupt(u.data(), u.size());
+    EXPECT(u[0] == 10 && u[1] == 20 && u[2] == 31 && u[3] == 40);
+    std::vector<float> g{1.0f, 2.0f};
+    lab_corrupt(g.data(), g.size());
+    EXPECT(g[0] == 1.0f && std::fabs(g[1] - 2.0f) > 1000.0f);
+    bool flag = true;
+    lab_corrupt(&flag, 1);
+    EXPECT(!flag);
+    lab_corrupt(g.data(), 0);  // an empty range: nothing to corrupt, no crash
+}
+
+// Off (the default): exact() / close() and lab_corrupt() behave as if the hook did not exist.
+static void corrupt_off() {
+    lab_corrupt_on() = false;
+    std::vector<int> a{1, 2, 3, 4, 5};
+    std::vector<float> f{1.0f, -2.5f};
+    Verdict v;
+    EXPECT(v.exact("int", a.data(), a.data(), a.size()));
+    EXPECT(v.close("float", f.data(), f.data(), f.size(), 0.0, 0.0));
+    EXPECT(v.finish() == 0);
+    lab_corrupt(a.data(), a.size());
+    lab_corrupt(f.data(), f.size());
+    EXPECT(a == std::vector<int>({1, 2, 3, 4, 5}) && f[1] == -2.5f);
+}
+
+// The variable: set and not empty and not "0" turns the hook on.
+static void corrupt_env() {
+    unsetenv("CUDA_LAB_CORRUPT");
+    EXPECT(!lab_corrupt_env());
+    setenv("CUDA_LAB_CORRUPT", "", 1);
+    EXPECT(!lab_corrupt_env());
+    setenv("CUDA_LAB_CORRUPT", "0", 1);
+    EXPECT(!lab_corrupt_env());
+    setenv("CUDA_LAB_CORRUPT", "1", 1);
+    EXPECT(lab_corrupt_env());
+    setenv("CUDA_LAB_CORRUPT", "yes", 1);
+    EXPECT(lab_corrupt_env());
+}
+
 static void random_data() {
     auto a = random_vector<int>(1000, -5, 5, 1), b = random_vector<int>(1000, -5, 5, 1);
     auto c = random_vector<int>(1000, -5, 5, 2);
@@ -141,6 +209,7 @@ int main(int argc, char** argv) {
     std::map<std::string, std::function<void()>> cases = {
         {"args_values", args_values},     {"args_defaults", args_defaults}, {"args_errors", args_errors},
         {"compare_exact", compare_exact}, {"compare_close", compare_close}, {"random_data", random_data},
+        {"corrupt_on", corrupt_on},       {"corrupt_off", corrupt_off},     {"corrupt_env", corrupt_env},
 #ifndef NO_OPENCV
         {"image_fallback", image_fallback},
 #endif
@@ -177,6 +246,7 @@ int main(int argc, char** argv) {
         std::printf("unknown case %s\n", argv[1]);
         return 2;
     }
+    lab_corrupt_on() = false;  // CUDA_LAB_CORRUPT in the environment must not change a case; corrupt_on sets it
     it->second();
     return failures ? 1 : 0;
 }

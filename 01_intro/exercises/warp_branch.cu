@@ -1,7 +1,7 @@
 // warp_branch - exercise (faster): even elements take path A, odd elements path B.
 //
 // Manual: G 4.1 SIMT 架构; G 5.4.2 控制流指令.
-// Your task: make the kernel `work` (marked YOURS below) at least 1.3x as fast as
+// Your task: make the kernel `work` (between the markers) at least 1.3x as fast as
 //         `work_reference`, which the program times in the same run. The result must not change:
 //         element e still takes path A if e is even and path B if it is odd, and every element
 //         is written once. Change only `work`: the launch gives it one thread per element,
@@ -11,6 +11,7 @@
 //           cd workspace && ./warp_branch --n=262143
 // Compile: nvcc -std=c++17 -O3 -lineinfo -arch=native -I../../common -o warp_branch warp_branch.cu
 // Output: the checks of both kernels, their times, `speedup vs reference: X.XXx`, then PASSED.
+// Yours to change: only the lines between the two "your change" markers; make check refuses a file changed elsewhere.
 #include <cstdint>
 #include <vector>
 #include "common.cuh"
@@ -47,6 +48,7 @@ __global__ void work_reference(const uint32_t* in, uint32_t* out, long long n, i
     else out[t] = path_b(in[t], iters);
 }
 
+// ---- your change: begin ----
 // YOURS: make this faster (same result, same launch).
 __global__ void work(const uint32_t* in, uint32_t* out, long long n, int iters) {
     long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
@@ -54,6 +56,7 @@ __global__ void work(const uint32_t* in, uint32_t* out, long long n, int iters) 
     if (t % 2 == 0) out[t] = path_a(in[t], iters);
     else out[t] = path_b(in[t], iters);
 }
+// ---- your change: end ----
 
 int main(int argc, char** argv) {
     Args args(argc, argv, "Exercise: make the even/odd kernel faster than the reference.");

@@ -9,12 +9,13 @@
 // It prints `streamed / lower bound: X` (1.0 would be perfect overlap) and checks every element
 // against the CPU.
 // Your task: bring `streamed / lower bound` to 1.6 or below (./overlap reaches about 1.05 on an
-// H100) by changing only the part marked "yours"; the kernel, the chunking and the measurement stay.
+// H100) by changing only the part between the markers; the kernel, the chunking and the measurement stay.
 // Build and check: from the chapter folder, `make exercises` builds workspace/pinned_pipeline from
 // your copy, `make check` runs it and says solved / not yet (with a hint after a miss).
 // Run:    cd workspace && ./pinned_pipeline [--n=2^25] [--chunks=32] [--reps=5]
 // Output: asyncEngineCount; H2D, D2H, both at once, kernel and the bound in ms; the streamed time;
 //         the line `streamed / lower bound: X`; the CPU check; PASSED.
+// Yours to change: only the lines between the two "your change" markers; make check refuses a file changed elsewhere.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -40,7 +41,7 @@ struct Pipeline {
     std::vector<cudaStream_t> streams;
 };
 
-// ---- yours: the host buffers of the pipeline and how its work is issued ----------------------
+// ---- your change: begin (the host buffers of the pipeline and how its work is issued) ----
 uint32_t* host_alloc(size_t n) { return new uint32_t[n]; }
 void host_free(uint32_t* p) { delete[] p; }
 
@@ -54,7 +55,7 @@ void issue_pipeline(const Pipeline& p) {
         CHECK(cudaMemcpyAsync(p.h_out + off, p.d_out + off, len * 4, cudaMemcpyDeviceToHost, s));
     }
 }
-// ---- end of yours ------------------------------------------------------------------------------
+// ---- your change: end ----
 
 int main(int argc, char** argv) {
     Args args(argc, argv, "Exercise: make a 4-stream H2D/kernel/D2H pipeline reach the overlap bound.");

@@ -7,13 +7,14 @@
 // CUDA events. It repeats this from fresh allocations (median of --reps) and compares with add() on
 // cudaMalloc memory in the same run: `managed / cudaMalloc: X` (1.0: as fast as device memory).
 // Your task: bring `managed / cudaMalloc` to 10 or below by changing only prepare(), the part
-// marked "yours" (um_page_faults reaches about 1.1 at 2^26 floats on an H100). It runs outside the
+// between the markers (um_page_faults reaches about 1.1 at 2^26 floats on an H100). It runs outside the
 // timed interval; the CPU initialization, the kernel and the measurement stay as they are.
 // Build and check: from the chapter folder, `make exercises` builds workspace/prefetch_add from your
 // copy, `make check` runs it and says solved / not yet (with a hint after a miss).
 // Run:    cd workspace && ./prefetch_add [--n=2^20] [--reps=5]
 // Output: concurrentManagedAccess; add() ms on cudaMalloc and on managed memory; the line
 //         `managed / cudaMalloc: X`; the CPU check; PASSED.
+// Yours to change: only the lines between the two "your change" markers; make check refuses a file changed elsewhere.
 #include <cstring>
 #include <vector>
 #include "common.cuh"
@@ -23,7 +24,7 @@ __global__ void add(long long n, const float* x, float* y) {
     if (i < n) y[i] = x[i] + y[i];
 }
 
-// ---- yours: runs after the CPU has written x and y, before add() is launched (untimed) ----------
+// ---- your change: begin (runs after the CPU has written x and y, before add() is launched; untimed) ----
 // Move the pages to the GPU in bulk before the launch, instead of one page fault (and one small
 // transfer) at a time inside add(). CUDA 13: the destination is a cudaMemLocation, then flags = 0.
 void prepare(float* x, float* y, size_t bytes, int device) {
@@ -33,7 +34,7 @@ void prepare(float* x, float* y, size_t bytes, int device) {
     CHECK(cudaMemPrefetchAsync(x, bytes, gpu, 0, 0));
     CHECK(cudaMemPrefetchAsync(y, bytes, gpu, 0, 0));
 }
-// ---- end of yours ------------------------------------------------------------------------------
+// ---- your change: end ----
 
 int main(int argc, char** argv) {
     Args args(argc, argv, "Exercise: add() on CPU-initialized managed memory vs on cudaMalloc memory.");

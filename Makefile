@@ -3,6 +3,10 @@
 #   make test         build, then run the test suite (pytest; sets up a virtualenv if needed)
 #   make run          run every program at its default size
 #   make gpu-check    on a GPU machine: build, make test, compute-sanitizer, summary table
+#   make check        every chapter's exercises: builds the student's copies, checks them, prints
+#                     one table (chapter, exercise, kind, status, attempts); CSV=FILE also writes
+#                     it as CSV; WORKSPACE=DIR: the copies are in DIR/<chapter> (nothing is then
+#                     written into this tree), else in <chapter>/workspace
 #   make results      on a GPU machine: run the programs that feed figures and tables, add their
 #                     rows to results/<gpu>.csv, redraw every figure, rewrite the README tables
 #   make readme-results   no GPU needed: redraw the figures and rewrite the README tables from
@@ -12,7 +16,7 @@ include jobs.mk
 CHAPTERS := $(wildcard 0[0-9]_*)
 CUDA_PATH ?= $(patsubst %/bin/nvcc,%,$(shell command -v nvcc 2>/dev/null))
 
-.PHONY: all test run clean gpu-check results readme-results $(CHAPTERS)
+.PHONY: all test run clean gpu-check check results readme-results $(CHAPTERS)
 
 all: $(CHAPTERS) tests/gpu_probe tests/unit/test_common
 
@@ -31,6 +35,16 @@ gpu-check:
 
 # Python with matplotlib: the .venv that `make test` creates, if present.
 PYTHON ?= $(if $(wildcard .venv/bin/python),.venv/bin/python,python3)
+
+# Every chapter's exercises in one table (tools/exercises.py table). A chapter whose copies do not
+# build is still checked (its programs then say `not built`); the exit status is the table's.
+EX_CHAPTERS := $(patsubst %/exercises/exercises.txt,%,$(wildcard 0[0-9]_*/exercises/exercises.txt))
+WS_ARG := $(if $(strip $(WORKSPACE)),WORKSPACE=$(abspath $(WORKSPACE)))
+check:
+	@for d in $(EX_CHAPTERS); do $(MAKE) --no-print-directory -k -C $$d exercises $(WS_ARG) || \
+	  echo "$$d: some exercises did not build (see above)"; done
+	@$(PYTHON) tools/exercises.py table $(EX_CHAPTERS) $(if $(strip $(WORKSPACE)),--workspace=$(abspath $(WORKSPACE))) \
+	  $(if $(strip $(CSV)),--csv=$(abspath $(CSV)))
 
 # Whether a usable GPU is here (nvcc's own device query; tests override it).
 GPU_QUERY ?= $(CUDA_PATH)/bin/__nvcc_device_query

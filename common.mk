@@ -112,19 +112,24 @@ results: $(filter $(BUILD),$(RESULTS))
 #   make exercises   builds the copies in workspace/ (making it first if needed)
 #   make check       builds them, then says for each exercise `solved` or `not yet` with a hint
 #                    (tools/exercises.py; exit 0 only when all are solved)
+# WORKSPACE=DIR (on the command line or in the environment) puts the copies, what they build and
+# the hint count in DIR/<chapter> instead of workspace/: with it nothing is written into this tree,
+# which can then be a shared read-only copy (one WORKSPACE per student). A relative DIR is taken
+# from the folder make runs in (the top-level Makefile passes an absolute one).
 # EX_SRC / EX_BIN choose other folders (the test suite builds exercises/ and exercises/solutions/).
-EX_SRC ?= workspace
+WS_DIR := $(if $(strip $(WORKSPACE)),$(abspath $(WORKSPACE))/$(notdir $(CURDIR)),workspace)
+EX_SRC ?= $(WS_DIR)
 EX_BIN ?= $(EX_SRC)
 EX_PROGRAMS = $(patsubst $(EX_SRC)/%.cu,$(EX_BIN)/%,$(wildcard $(EX_SRC)/*.cu))
 .PHONY: workspace exercises exercises-build check
 workspace:
 	@if [ ! -f exercises/exercises.txt ]; then echo "$(notdir $(CURDIR)) has no exercises"; exit 1; fi
-	@mkdir -p workspace
+	@mkdir -p $(WS_DIR)
 	@for f in exercises/*.cu exercises/answers.txt; do [ -e "$$f" ] || continue; \
-	  if [ -e "workspace/$${f##*/}" ]; then [ -n "$(EX_QUIET)" ] || echo "kept     workspace/$${f##*/} (yours)"; \
-	  else cp "$$f" workspace/ && echo "copied   $$f -> workspace/"; fi; done
+	  if [ -e "$(WS_DIR)/$${f##*/}" ]; then [ -n "$(EX_QUIET)" ] || echo "kept     $(WS_DIR)/$${f##*/} (yours)"; \
+	  else cp "$$f" $(WS_DIR)/ && echo "copied   $$f -> $(WS_DIR)/"; fi; done
 exercises:
-	@$(if $(filter workspace,$(EX_SRC)),$(MAKE) --no-print-directory workspace EX_QUIET=1 &&) $(MAKE) --no-print-directory exercises-build
+	@$(if $(filter $(WS_DIR),$(EX_SRC)),$(MAKE) --no-print-directory workspace EX_QUIET=1 &&) $(MAKE) --no-print-directory exercises-build
 exercises-build: $(EX_PROGRAMS)
 $(EX_BIN)/%: $(EX_SRC)/%.cu $(COMMON_HEADERS)
 	@mkdir -p $(EX_BIN)

@@ -7,9 +7,12 @@
 // the median, which one slow run (another process, a clock change) cannot move.
 // d2d_copy_gbps() measures cudaMemcpy device-to-device: the practical ceiling for a kernel that
 // streams memory, used as the baseline in the same run. Bandwidth counts bytes read + written.
+// bench_turns_ms() times two or more callables in turns, for a ratio that must hold while other
+// processes share the GPU (the exercises' "make it faster" targets; D2DCopy is their copy baseline).
 #pragma once
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <vector>
 #include <cuda_runtime.h>
 #include "check.cuh"
@@ -90,6 +93,56 @@ double bench_ms_fresh(S&& setup, F&& fn, int reps, int warmup = 1, cudaStream_t 
     CHECK(cudaGetLastError());
     return median(times);
 }
+
+// Times the callables in turns - fns[0], fns[1], ..., fns[0], fns[1], ... - for `rounds` rounds
+// after `warmup` untimed ones, and returns each one's shortest time in ms. For a ratio that must
+// hold while other processes share the GPU: their work delays whichever of our runs it overlaps,
+// so timing the two sides in turns exposes both to the same load, and the shortest of many runs is
+// the least delayed one (a median moves as soon as more than half of the runs are delayed; timing
+// one side after the other would compare two different loads). before(), if given, runs before
+// every round, warm-up included, outside the timed intervals (the stream is synchronized after it).
+// Each fn must only enqueue work on `stream` (or on blocking streams, which the events bracket).
+inline std::vector<double> bench_turns_ms(const std::vector<std::function<void()>>& fns, int rounds,
+                                         const std::function<void()>& before = {}, int warmup = 2,
+                                         cudaStream_t stream = 0) {
+    std::vector<double> best(fns.size(), 1e300);
+    GpuTimer t(stream);
+    for (int r = 0; r < warmup + std::max(rounds, 1); ++r) {
+        if (before) before();
+        CHECK(cudaStreamSynchronize(stream));
+        for (size_t i = 0; i < fns.size(); ++i) {
+            t.start();
+            fns[i]();
+            double ms = t.stop();
+            if (r >= warmup) best[i] = std::min(best[i], ms);
+        }
+        CHECK(cudaGetLastError());
+    }
+    return best;
+}
+
+// The copy baseline as a callable: two device buffers of `bytes` and a cudaMemcpyAsync
+// device-to-device between them; gbps(ms) counts the bytes read + written.
+class D2DCopy {
+  public:
+    explicit D2DCopy(size_t bytes) : bytes_(bytes) {
+        CHECK(cudaMalloc(&src_, bytes));
+        CHECK(cudaMalloc(&dst_, bytes));
+        CHECK(cudaMemset(src_, 1, bytes));
+    }
+    ~D2DCopy() {
+        cudaFree(src_);
+        cudaFree(dst_);
+    }
+    D2DCopy(const D2DCopy&) = delete;
+    D2DCopy& operator=(const D2DCopy&) = delete;
+    void operator()() const { CHECK(cudaMemcpyAsync(dst_, src_, bytes_, cudaMemcpyDeviceToDevice)); }
+    double gbps(double ms) const { return ms > 0 ? 2.0 * bytes_ / (ms * 1e6) : 0.0; }
+
+  private:
+    size_t bytes_;
+    void *src_ = nullptr, *dst_ = nullptr;
+};
 
 // Bandwidth in GB/s (1e9 bytes per second) for `bytes` moved in `ms` milliseconds.
 inline double gbps(double bytes, double ms) { return ms > 0 ? bytes / (ms * 1e6) : 0.0; }

@@ -73,6 +73,9 @@ def test_entry_complete(chapter, entry):
         for i1, i2 in changed:  # 0-based [i1, i2) in the exercise; an insertion has i1 == i2
             first, last = i1 + 1, max(i1 + 1, i2)
             assert lo <= first and last <= hi + 1, f"the solution changes lines {first}-{last}, outside {entry.lines}"
+        # The region is fenced: the markers sit just outside `lines`, and the solution passes the fence.
+        assert ex.fence(a) == (lo - 2, hi), f"the `your change` markers must be lines {lo - 1} and {hi + 1}"
+        assert ex.tampering(entry, sol, src) == "", "the solution differs from the exercise outside its region"
 
 
 def build(chapter, src, out):
@@ -156,6 +159,11 @@ def test_exercise_not_yet_solution_solved(verdicts, chapter, entry, request):
 
 # ---- tools/exercises.py itself, without a GPU: fake programs and a fake compute-sanitizer.
 
+FAKE_SANITIZER = ('tool=$2; shift 2; while [ $# -gt 0 ] && [ ! -x "$1" ]; do shift; done\n'
+                  '"$@" >/dev/null; n=${FAKE_ERRORS:-0}\n'
+                  'if [ "$tool" = racecheck ]; then echo "========= RACECHECK SUMMARY: $n hazards displayed ($n errors, 0 warnings)";\n'
+                  'else echo "========= ERROR SUMMARY: $n errors"; fi; [ "$n" = 0 ] || exit 99')
+
 def fake_exercise(**keys):
     sec = {"kind": "fix", "section": "G 1.1 x", "title": "t", "source": "prog.cu", "args": "--n=3",
            "lines": "1-2", "hint1": "a", "hint2": "lines 1-2", **keys}
@@ -182,10 +190,7 @@ def test_check_program_verdicts(tmp_path, monkeypatch):
     tools.mkdir()
     # The fake sanitizer runs the program, then prints the summary line its tool would print, with
     # as many errors as $FAKE_ERRORS says.
-    write_script(tools / "compute-sanitizer", 'tool=$2; shift 2; while [ $# -gt 0 ] && [ ! -x "$1" ]; do shift; done\n'
-                 '"$@" >/dev/null; n=${FAKE_ERRORS:-0}\n'
-                 'if [ "$tool" = racecheck ]; then echo "========= RACECHECK SUMMARY: $n hazards displayed ($n errors, 0 warnings)";\n'
-                 'else echo "========= ERROR SUMMARY: $n errors"; fi; [ "$n" = 0 ] || exit 99')
+    write_script(tools / "compute-sanitizer", FAKE_SANITIZER)
     monkeypatch.setenv("PATH", f"{tools}:{os.environ['PATH']}")
     prog = tmp_path / "prog"
     e = fake_exercise(sanitizer="memcheck, racecheck")
@@ -207,7 +212,7 @@ def test_check_program_verdicts(tmp_path, monkeypatch):
     status, why = ex.check_program(f, prog)
     assert status == "not yet" and "measured 0.31" in why
     write_script(prog, "echo 'ratio: 0.72'; echo PASSED")
-    assert ex.check_program(f, prog) == ("solved", "")
+    assert ex.check_program(f, prog) == ("solved", "measured 0.72, the target is >= 0.5")
 
 
 def test_graded_hints_and_exit_code(tmp_path, capsys):
@@ -227,3 +232,140 @@ def test_graded_hints_and_exit_code(tmp_path, capsys):
     (work / "answers.txt").write_text("guess.predicted = 16\nguess.measured = 32\n")
     assert ex.check(args()) == 0
     assert "1 of 1 solved" in capsys.readouterr().out
+
+
+# ---- the fence: a workspace file that differs from the published exercise outside the region.
+
+FENCED = [(c, e) for c, e in ENTRIES if e.kind in ("fix", "faster")]
+
+
+def passing_program(entry, path):
+    """A fake build of the exercise that passes its check and meets its target, whatever the source says."""
+    figure = ""
+    if entry.kind == "faster":
+        value = "1000" if entry.target.startswith(">=") else "0.001"
+        figure = re.sub(r"\([^)]*\)", value, entry.measure).replace("\\", "")
+        assert re.search(entry.measure, figure), figure
+    return write_script(path, f"echo '{figure}'; echo PASSED")
+
+
+def check_line_outside(lines, begin, end, words):
+    """0-based index of the first line outside the region that contains one of `words`."""
+    return next(i for i, l in enumerate(lines) if (i < begin or i > end) and any(w in l for w in words))
+
+
+@pytest.mark.parametrize("chapter,entry", FENCED, ids=[f"{c}/{e.name}" for c, e in FENCED])
+def test_tampering_is_not_yet(chapter, entry, tmp_path, monkeypatch):
+    """The checker refuses, before running anything, a file whose text outside the region differs
+    from the published exercise: the check or the timing edited, the markers gone, a macro in the
+    region. Whitespace-only edits outside the region are tolerated."""
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    write_script(tools / "compute-sanitizer", FAKE_SANITIZER)
+    monkeypatch.setenv("PATH", f"{tools}:{os.environ['PATH']}")
+    chapter_dir = ROOT / chapter
+    published = (chapter_dir / "exercises" / entry.source).read_text().splitlines()
+    begin, end = ex.fence(published)
+    work = tmp_path / "work"
+    work.mkdir()
+    passing_program(entry, work / entry.program)
+
+    def verdict(lines):
+        (work / entry.source).write_text("\n".join(lines) + "\n")
+        return ex.grade(chapter_dir, entry, work, work)
+
+    assert verdict(published)[0] == "solved", "the fake program should pass when nothing was edited"
+    # whitespace only: every line outside the region re-indented, blank lines added
+    spaced = ["  " + l + "  " if (i < begin or i > end) else l for i, l in enumerate(published)]
+    assert verdict(spaced[:end + 1] + ["", ""] + spaced[end + 1:])[0] == "solved"
+
+    def refused(lines, *words):
+        status, why = verdict(lines)
+        assert status == "not yet", why
+        assert all(w in why for w in words), why
+        return why
+
+    # the CPU check: its first line outside the region commented out
+    k = check_line_outside(published, begin, end, ["verdict."])
+    edited = published[:k] + ["// " + published[k]] + published[k + 1:]
+    refused(edited, f"line {k + 1}", "outside the `your change` markers", f"exercises/{entry.source}")
+    # the CPU check deleted
+    refused(published[:k] + published[k + 1:], "outside the `your change` markers")
+    if entry.kind == "faster":
+        # the timing: the printed figure replaced by a constant, and the timed call changed
+        label = entry.measure.split("(")[0]
+        k = check_line_outside(published, begin, end, [label])
+        refused(published[:k] + [f'    std::printf("{label}1000\\n");'] + published[k + 1:], f"line {k + 1}")
+        k = check_line_outside(published, begin, end, ["bench_"])
+        refused(published[:k] + [published[k].replace("bench_", "fake_bench_")] + published[k + 1:], f"line {k + 1}")
+    # the markers removed
+    refused(published[:begin] + published[begin + 1:end] + published[end + 1:], "markers")
+    # a macro inside the region, which could rewrite the code after it
+    refused(published[:begin + 1] + ["#define verdict fake"] + published[begin + 1:], "preprocessor")
+
+
+# ---- the top-level `make check`: one table, a CSV, and a workspace outside a read-only tree.
+
+def fake_nvcc(path):
+    """A stand-in for nvcc that 'builds' a program which fails its own check."""
+    return write_script(path, 'out=""; while [ $# -gt 0 ]; do [ "$1" = "-o" ] && out=$2; shift; done\n'
+                              "printf '#!/bin/sh\\necho \"FAILED: fake build\"; exit 1\\n' > \"$out\"; chmod +x \"$out\"")
+
+
+def snapshot(root):
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_top_level_check_table_csv_and_outside_workspace(tmp_path):
+    import csv
+    import shutil
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for name in ("Makefile", "common.mk", "jobs.mk", "opencv.mk"):
+        shutil.copy(ROOT / name, tree / name)
+    shutil.copytree(ROOT / "common", tree / "common")
+    shutil.copytree(ROOT / "tools", tree / "tools", ignore=shutil.ignore_patterns("__pycache__"))
+    for c in WITH_EXERCISES:
+        (tree / c).mkdir()
+        shutil.copy(ROOT / c / "Makefile", tree / c / "Makefile")
+        shutil.copytree(ROOT / c / "exercises", tree / c / "exercises")
+    before = snapshot(tree)
+    ws, grades = tmp_path / "student" / "cuda-ws", tmp_path / "grades.csv"
+    nvcc = fake_nvcc(tmp_path / "nvcc")
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEFILES")}
+    env["WORKSPACE"] = str(ws)  # as an environment variable; CSV as a make variable
+
+    def make(*args):
+        r = subprocess.run(["make", "--no-print-directory", *args, f"NVCC={nvcc}", f"PYTHON={sys.executable}"],
+                           cwd=tree, capture_output=True, text=True, env=env, timeout=600)
+        return r.returncode, r.stdout + r.stderr
+
+    rc, out = make("check", f"CSV={grades}")
+    assert rc != 0, out  # nothing is solved yet
+    n = len(ENTRIES)
+    assert f"{n} exercises: 0 solved, {n} not yet" in out, out[-3000:]
+    assert snapshot(tree) == before, "make check WORKSPACE=... wrote into the repository tree"
+    for c in WITH_EXERCISES:
+        assert (ws / c / "answers.txt").exists() and list((ws / c).glob("*.cu"))
+    rows = list(csv.DictReader(grades.open()))
+    assert [r["exercise"] for r in rows] == [e.name for _, e in ENTRIES]
+    assert set(rows[0]) == {"chapter", "exercise", "kind", "status", "attempts", "reason"}
+    assert all(r["status"] == "not yet" and r["attempts"] == "0" for r in rows)
+
+    # A student solves a predict exercise, and misses a fix exercise twice in chapter checks.
+    c0, predict = next((c, e) for c, e in ENTRIES if e.kind == "predict")
+    c1, fix = next((c, e) for c, e in ENTRIES if e.kind == "fix")
+    answer = predict.expect.split("|")[0].split("..")[0].strip()
+    (ws / c0 / "answers.txt").write_text(f"{predict.name}.predicted = x\n{predict.name}.measured = {answer}\n")
+    for _ in range(2):
+        rc, out = make("-C", c1, "check")
+        assert f"{fix.name}" in out and "not yet" in out, out[-2000:]
+    assert (ws / c1 / ".attempts.json").exists()
+    rc, out = make("check", f"CSV={grades}")
+    assert snapshot(tree) == before
+    rows = {r["exercise"]: r for r in csv.DictReader(grades.open())}
+    assert rows[predict.name]["status"] == "solved", rows[predict.name]
+    assert rows[fix.name]["status"] == "not yet" and rows[fix.name]["attempts"] == "2"
+    assert "FAILED: fake build" in rows[fix.name]["reason"]
+    line = next(l for l in out.splitlines() if l.split()[1:2] == [fix.name])
+    assert line.split() == [c1, fix.name, "fix", "not", "yet", "2"], line

@@ -2,7 +2,9 @@
 """Checks a chapter's exercises and says, for each, `solved` or `not yet: <what failed>` with a hint.
 
     make -C 03_shared check          (what students type: builds workspace/, then runs this)
+    make check [WORKSPACE=DIR] [CSV=FILE]   (top level: every chapter, one table; see `table`)
     tools/exercises.py check 03_shared [--src=DIR] [--bin=DIR] [--only=NAME[,NAME]] [--no-hints]
+    tools/exercises.py table [CHAPTER ...] [--workspace=DIR] [--csv=FILE]
     tools/exercises.py list 03_shared
 
 The exercises of a chapter are described in NN_name/exercises/exercises.txt (one [section] per
@@ -10,6 +12,17 @@ exercise; the format is below). --src is the folder with the student's files (th
 answers.txt; default NN_name/workspace, made by `make workspace`), --bin the folder with the
 programs built from them (default: the same). The test suite points both at exercises/ (every
 exercise must come out `not yet`) and at exercises/solutions/ (every one `solved`).
+
+The student's region: every fix/faster .cu marks the lines that are the student's to change with
+`// ---- your change: begin` ... `// ---- your change: end ----` (`lines` in exercises.txt is the
+range strictly between the two). Before running anything, check compares the rest of the
+workspace file with the published exercise (NN_name/exercises/SOURCE), line by line after dropping
+blank lines and collapsing runs of spaces and tabs (so re-indenting or blank lines are tolerated,
+nothing else), and says `not yet` with the first differing line when they differ. A preprocessor
+directive other than #pragma inside the region is refused too (a macro could rewrite the code
+after it). This guards the CPU check and the timing, which lie outside the region; it cannot stop
+code inside the region from printing a verdict of its own (reading a solved region stays the
+instructor's job).
 
 Kinds of exercise and what `solved` means:
   predict  answers.txt holds NAME.predicted (anything, written before measuring: it is not graded)
@@ -29,9 +42,17 @@ exercise only there).
 Hints are graded: the first `not yet` of an exercise shows hint1, later ones hint2 as well. The
 count is kept in BIN/.attempts.json. Exit status: 0 all solved, 1 some not yet, 77 none not yet
 but some could not run (no GPU, or a feature it lacks: the reason is printed), 2 usage.
+
+`table` checks every chapter (or those named) and prints one table: chapter, exercise, kind,
+status, attempts - the `not yet` count of BIN/.attempts.json, i.e. how many chapter checks found
+it not yet (2 or more: the student has seen the line-range hint). It shows no hints and changes no
+count, so an instructor can run it on a student's workspace. --workspace=DIR: the student's files
+are in DIR/NN_name (`make workspace WORKSPACE=DIR` puts them there), else in NN_name/workspace.
+--csv=FILE also writes the table, with each `not yet`'s reason, as CSV.
 """
 import argparse
 import configparser
+import csv
 import json
 import re
 import subprocess
@@ -41,6 +62,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 KINDS = ("predict", "fix", "faster")
+BEGIN_MARK, END_MARK = "// ---- your change: begin", "// ---- your change: end"
 SANITIZERS = ("memcheck", "racecheck", "initcheck", "synccheck")
 
 
@@ -141,6 +163,45 @@ def last_line(text):
     return lines[-1] if lines else ""
 
 
+def fence(lines):
+    """0-based indices (begin, end) of the two marker lines, or None if they are not one each, in order."""
+    b = [i for i, l in enumerate(lines) if l.strip().startswith(BEGIN_MARK)]
+    e = [i for i, l in enumerate(lines) if l.strip().startswith(END_MARK)]
+    return (b[0], e[0]) if len(b) == 1 and len(e) == 1 and b[0] < e[0] else None
+
+
+def outside_region(lines, begin, end):
+    """(line number, text with whitespace runs collapsed) of every non-blank line outside the region."""
+    return [(i + 1, " ".join(l.split())) for i, l in enumerate(lines) if (i <= begin or i >= end) and l.strip()]
+
+
+def tampering(ex, src_file, published_file):
+    """Why the student's file may not be graded (it differs from the published exercise outside the
+    region, or the region holds a preprocessor directive), or '' when it may."""
+    mine, theirs = src_file.read_text(errors="replace").splitlines(), published_file.read_text().splitlines()
+    f, g = fence(mine), fence(theirs)
+    if g is None:
+        return f"exercises/{ex.source} has no `your change` markers (a defect of the exercise)"
+    if f is None:
+        return (f"{ex.source}: the markers `{BEGIN_MARK} ----` and `{END_MARK} ----` must appear once each, "
+                f"in that order, as in exercises/{ex.source}; put them back around your change")
+    for n in range(f[0] + 1, f[1]):
+        words = mine[n].strip().lstrip("#").split()
+        if mine[n].strip().startswith("#") and (not words or words[0] != "pragma"):
+            return (f"{ex.source} line {n + 1}, inside your region, is a preprocessor directive: only #pragma "
+                    f"is allowed there (a macro could rewrite the check that follows)")
+    a, b = outside_region(mine, *f), outside_region(theirs, *g)
+    for k in range(max(len(a), len(b))):
+        if k < len(a) and k < len(b) and a[k][1] == b[k][1]:
+            continue
+        mine_at = f"line {a[k][0]}" if k < len(a) else "the end of the file"
+        theirs_at = f"line {b[k][0]} (`{b[k][1][:60]}`)" if k < len(b) else "the end of the file"
+        return (f"{ex.source} {mine_at}, outside the `your change` markers, is not the published exercise's "
+                f"{theirs_at}: only the lines between the markers are yours; restore the rest from "
+                f"exercises/{ex.source}")
+    return ""
+
+
 def check_predict(ex, src):
     answers = read_answers(src / "answers.txt")
     if not answers.get(f"{ex.name}.predicted"):
@@ -179,10 +240,12 @@ def check_program(ex, binary):
         op, goal = ex.target[:2], float(ex.target[2:])
         if (best >= goal) if op == ">=" else (best <= goal):
             break
+    measured = ""
     if ex.kind == "faster":
         op, goal = ex.target[:2], float(ex.target[2:])
         if not ((best >= goal) if op == ">=" else (best <= goal)):
             return "not yet", f"measured {best:g}, the target is {op} {goal:g} (best of 3 runs)"
+        measured = f"measured {best:g}, the target is {op} {goal:g}"
     for tool in ex.sanitizer:
         cmd = ["compute-sanitizer", "--tool", tool, "--error-exitcode", "99", "--print-limit", "5"]
         cmd += {"memcheck": ["--leak-check", "full"], "racecheck": ["--racecheck-report", "all"]}.get(tool, [])
@@ -200,11 +263,33 @@ def check_program(ex, binary):
             what = "hazard(s)" if tool == "racecheck" else "error(s)"
             return "not yet", f"compute-sanitizer --tool {tool} reports {n} {what}" + (
                 f"; the program exited {rc}" if rc not in (0, 99) else "")
-    return "solved", ""
+    return "solved", measured
+
+
+def chapter_dir(name):
+    return Path(name).resolve() if Path(name).is_dir() else ROOT / name
+
+
+def read_attempts(binary_dir):
+    try:
+        return json.loads((binary_dir / ".attempts.json").read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def grade(chapter, ex, src, binary_dir):
+    """(status, why) of one exercise: 'solved' / 'not yet' / 'skipped'."""
+    if ex.kind == "predict":
+        return check_predict(ex, src)
+    if (src / ex.source).exists():
+        why = tampering(ex, src / ex.source, chapter / "exercises" / ex.source)
+        if why:
+            return "not yet", why
+    return check_program(ex, binary_dir / ex.program)
 
 
 def check(args):
-    chapter = Path(args.chapter).resolve() if Path(args.chapter).is_dir() else ROOT / args.chapter
+    chapter = chapter_dir(args.chapter)
     if not (chapter / "exercises" / "exercises.txt").exists():
         print(f"{chapter.name}: no exercises/exercises.txt", file=sys.stderr)
         return 2
@@ -218,23 +303,17 @@ def check(args):
     if only and only - {e.name for e in exercises}:
         print(f"no such exercise: {', '.join(sorted(only - {e.name for e in exercises}))}", file=sys.stderr)
         return 2
-    state_file = binary_dir / ".attempts.json"
-    try:
-        attempts = json.loads(state_file.read_text())
-    except (OSError, ValueError):
-        attempts = {}
+    attempts = read_attempts(binary_dir)
     width = max(len(e.name) for e in exercises)
     t0 = time.monotonic()
     counts = {"solved": 0, "not yet": 0, "skipped": 0}
     for ex in exercises:
         if only and ex.name not in only:
             continue
-        if ex.kind == "predict":
-            status, why = check_predict(ex, src)
-        else:
-            status, why = check_program(ex, binary_dir / ex.program)
+        status, why = grade(chapter, ex, src, binary_dir)
         counts[status] += 1
-        print(f"{ex.name:<{width}}  {status}{': ' + why if why else ''}", flush=True)
+        detail = (f" ({why})" if status == "solved" else f": {why}") if why else ""
+        print(f"{ex.name:<{width}}  {status}{detail}", flush=True)
         if status == "not yet":
             attempts[ex.name] = attempts.get(ex.name, 0) + 1
             if not args.no_hints:
@@ -243,7 +322,7 @@ def check(args):
                     print(f"{'':<{width}}  hint: {ex.hint2}")
     if not args.no_hints:
         try:
-            state_file.write_text(json.dumps(attempts, indent=1) + "\n")
+            (binary_dir / ".attempts.json").write_text(json.dumps(attempts, indent=1) + "\n")
         except OSError:
             pass
     total = sum(counts.values())
@@ -254,8 +333,51 @@ def check(args):
     return 77 if counts["skipped"] else 0
 
 
+def table(args):
+    """Every chapter's check in one table (and a CSV file); changes no attempt count, shows no hints."""
+    names = args.chapters or sorted(p.name for p in ROOT.glob("0[0-9]_*") if (p / "exercises" / "exercises.txt").exists())
+    rows = []
+    for name in names:
+        chapter = chapter_dir(name)
+        if not (chapter / "exercises" / "exercises.txt").exists():
+            print(f"{name}: no exercises/exercises.txt", file=sys.stderr)
+            return 2
+        src = Path(args.workspace).resolve() / chapter.name if args.workspace else chapter / "workspace"
+        attempts = read_attempts(src)
+        t0, solved = time.monotonic(), 0
+        exercises = load(chapter)
+        for ex in exercises:
+            if src.is_dir():
+                status, why = grade(chapter, ex, src, src)
+            else:
+                status, why = "not yet", f"no workspace ({src}): make workspace"
+            solved += status == "solved"
+            rows.append({"chapter": chapter.name, "exercise": ex.name, "kind": ex.kind, "status": status,
+                         "attempts": attempts.get(ex.name, 0), "reason": why})
+        print(f"checked {chapter.name}: {solved} of {len(exercises)} solved ({time.monotonic() - t0:.0f} s)",
+              file=sys.stderr, flush=True)
+    cols = ("chapter", "exercise", "kind", "status", "attempts")
+    w = {c: max(len(c), *(len(str(r[c])) for r in rows)) for c in cols}
+    print("  ".join(f"{c:<{w[c]}}" for c in cols))
+    for r in rows:
+        print("  ".join(f"{str(r[c]):<{w[c]}}" for c in cols).rstrip())
+    counts = {s: sum(r["status"] == s for r in rows) for s in ("solved", "not yet", "skipped")}
+    print(f"{len(rows)} exercises: {counts['solved']} solved, {counts['not yet']} not yet"
+          + (f", {counts['skipped']} skipped" if counts["skipped"] else "")
+          + ". Why, with hints: make -C NN_name check" + (f" WORKSPACE={args.workspace}" if args.workspace else ""))
+    if args.csv:
+        with open(args.csv, "w", newline="") as f:
+            out = csv.DictWriter(f, fieldnames=[*cols, "reason"])
+            out.writeheader()
+            out.writerows(rows)
+        print(f"wrote {args.csv}")
+    if counts["not yet"]:
+        return 1
+    return 77 if counts["skipped"] else 0
+
+
 def list_(args):
-    chapter = Path(args.chapter).resolve() if Path(args.chapter).is_dir() else ROOT / args.chapter
+    chapter = chapter_dir(args.chapter)
     for ex in load(chapter):
         print(f"{ex.name:<24} {ex.kind:<8} {ex.section}  {ex.title}")
     return 0
@@ -271,6 +393,11 @@ def main():
     c.add_argument("--only")
     c.add_argument("--no-hints", action="store_true")
     c.set_defaults(func=check)
+    tb = sub.add_parser("table")
+    tb.add_argument("chapters", nargs="*")
+    tb.add_argument("--workspace")
+    tb.add_argument("--csv")
+    tb.set_defaults(func=table)
     l = sub.add_parser("list")
     l.add_argument("chapter")
     l.set_defaults(func=list_)

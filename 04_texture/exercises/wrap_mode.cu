@@ -11,10 +11,12 @@
 //         By hand: cd workspace && ./wrap_mode --n=10007 --shift=4321
 // Compile by hand (in workspace/): nvcc -std=c++17 -O3 -arch=native -I../../common -o wrap_mode wrap_mode.cu
 // Output: a few values, the check of all n, PASSED.
+// Yours to change: only the lines between the two "your change" markers; make check refuses a file changed elsewhere.
 #include <cstring>
 #include <vector>
 #include "common.cuh"
 
+// ---- your change: begin ----
 // Sample i reads the centre of texel i + shift, in normalized coordinates (texel k covers
 // [k / n, (k + 1) / n)): the coordinate leaves [0, 1) whenever i + shift >= n or < 0.
 __global__ void circular_shift(float* out, int n, int shift, cudaTextureObject_t tex) {
@@ -37,6 +39,7 @@ cudaTextureObject_t make_texture(cudaArray_t arr) {
     CHECK(cudaCreateTextureObject(&tex, &res, &td, nullptr));
     return tex;
 }
+// ---- your change: end ----
 
 int main(int argc, char** argv) {
     Args args(argc, argv, "Exercise: circular shift of a periodic signal through a 1D texture; find the bug.");

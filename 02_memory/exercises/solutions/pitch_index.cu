@@ -12,6 +12,7 @@
 //           compute-sanitizer --tool initcheck ./pitch_index --width=1001 --height=777
 // Compile: nvcc -std=c++17 -O3 -lineinfo -arch=native -I../../common -o pitch_index pitch_index.cu
 // Output: the pitch the runtime chose, the check against the CPU, then PASSED or FAILED.
+// Yours to change: only the lines between the two "your change" markers; make check refuses a file changed elsewhere.
 #include <vector>
 #include "common.cuh"
 
@@ -21,6 +22,7 @@ void scale_cpu(const float* in, float* out, int width, int height, float s) {
 }
 
 // in: height rows of width floats, each row starting `pitch` bytes after the previous one;
+// ---- your change: begin ----
 // out: the same values times s, rows packed densely (width floats apart).
 __global__ void scale_pitched(const float* in, size_t pitch, float* out, int width, int height, float s) {
     int c = blockIdx.x * blockDim.x + threadIdx.x;
@@ -31,6 +33,7 @@ __global__ void scale_pitched(const float* in, size_t pitch, float* out, int wid
         out[(size_t)r * width + c] = s * row[c];
     }
 }
+// ---- your change: end ----
 
 int main(int argc, char** argv) {
     Args args(argc, argv, "Exercise: scale a pitched 2D device array into a dense one.");

@@ -3,8 +3,9 @@
 // Manual: N 4.3 sobel边缘检测 (Sobel edge detection), 4.3.1 基本原理, 4.3.2 代码.
 // Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o sobel_edge sobel_edge.cu
 //            $(pkg-config --cflags --libs opencv4)
-// Shows:  each thread reads its 3x3 neighbourhood x0..x8, forms the horizontal and vertical
-//         gradients Gx, Gy with the Sobel kernels and writes (|Gx| + |Gy|) / 2. As in the notes,
+// Shows:  each thread reads the 8 neighbours x0..x8 around its pixel x4 (the centre's weight is 0
+//         in both Sobel kernels, so x4 itself is not read), forms the horizontal and vertical
+//         gradients Gx, Gy and writes (|Gx| + |Gy|) / 2. As in the notes,
 //         the image is smoothed with a 3x3 Gaussian first. Three fixes to the notes' code:
 //         (1) its bounds test `x < imgWidth && y < imgHeight` let x+1 and y+1 run one pixel past
 //         the image (reading the next row, or past the buffer on the last row), and `x > 0 &&

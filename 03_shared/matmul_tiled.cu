@@ -130,7 +130,9 @@ __global__ void __launch_bounds__(THREADS, 2) sgemm_register_blocked(Matrix A, M
     constexpr int LA = BM * BK / 4 / THREADS, LB = BK * BN / 4 / THREADS;  // float4 loads per thread
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
     // A warp covers 4 x 8 threads: its float4 reads of As (4 distinct) and Bs (8 distinct, 128
-    // contiguous bytes) are each served in one shared-memory wavefront.
+    // contiguous bytes) have no bank conflicts, but an LDS.128 hands 512 bytes to the warp and takes
+    // more than one wavefront: sgemm_steps' step 6 reads the same 4 + 8 float4 per warp and ncu
+    // measured 3.00 wavefronts per load there (its README, lab 6).
     const int ty = (warp / 2) * 4 + lane / 8, tx = (warp % 2) * 8 + lane % 8;
     const int bm = blockIdx.y * BM, bn = blockIdx.x * BN;
 
@@ -236,8 +238,9 @@ int main(int argc, char** argv) {
     dim3 gbig((N + BN - 1) / BN, (M + BM - 1) / BM);
 
     // Ground truth: a double-precision CPU product of sampled rows (all rows when the product is
-    // small; at 4096^3 all of C would take minutes on one core) - 64 rows spread over every tile row
-    // and the last row. The rest of C is compared with cuBLAS.
+    // small; at 4096^3 all of C would take minutes on one core) - 64 rows spread evenly from the
+    // first to the last: every 128-row block row holds one while M <= 8065 (the gap is (M - 1) / 63);
+    // above that some block rows are only compared with cuBLAS. The rest of C is compared with cuBLAS.
     std::vector<int> rows;
     int nsample = (double)M * N * K <= 1.5e8 ? M : std::min(M, 64);
     for (int i = 0; i < nsample; ++i) rows.push_back(nsample == M ? i : (int)((long long)i * (M - 1) / (nsample - 1)));
@@ -246,8 +249,9 @@ int main(int argc, char** argv) {
     // Tolerance: each result sums K products of numbers in [-1, 1]. fp32 rounding (u = 2^-24) adds
     // an error per addition proportional to the running sum; these errors add like a random walk,
     // ~sqrt(K) * u * |partial sums| <= sqrt(K) * u * K (worst case |sum| ~ K). atol = K^1.5 * u is
-    // ~0.016 at K = 4096, about 100x the typical error; a wrong index or a lost tile is off by
-    // ~|C| ~ sqrt(K / 9) ~ 21 and fails by three orders of magnitude.
+    // ~0.016 at K = 4096, about 100x the typical error; a wrong index is off by ~|C| ~ sqrt(K / 9)
+    // ~ 21 and fails by three orders of magnitude, a lost k-tile (BK = 8 products) by ~sqrt(8 / 9)
+    // ~ 0.9, still ~60x the tolerance.
     double atol = std::pow((double)K, 1.5) * std::ldexp(1.0, -24);
 
     std::vector<float> sampled(rows.size() * N), sampled_ref(rows.size() * N);

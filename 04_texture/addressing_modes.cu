@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
     std::vector<float> texels = random_vector<float>(n, 1.f, 2.f, 1);
     cudaChannelFormatDesc ch = cudaCreateChannelDesc<float>();
     cudaArray_t arr;
-    CHECK(cudaMallocArray(&arr, &ch, n, 1));
+    CHECK(cudaMallocArray(&arr, &ch, n, 0));  // height 0: a 1D array (height 1 would make it 2D, n x 1)
     CHECK(cudaMemcpy2DToArray(arr, 0, 0, texels.data(), n * sizeof(float), n * sizeof(float), 1, cudaMemcpyHostToDevice));
     cudaResourceDesc res;
     std::memset(&res, 0, sizeof res);

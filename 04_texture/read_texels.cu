@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
     // CUDA array: an opaque, 2D-locality-friendly layout that the texture unit can filter.
     cudaChannelFormatDesc ch = cudaCreateChannelDesc<float>();
     cudaArray_t arr;
-    CHECK(cudaMallocArray(&arr, &ch, n, 1));
+    CHECK(cudaMallocArray(&arr, &ch, n, 0));  // height 0: a 1D array (height 1 would make it 2D, n x 1)
     // cudaMemcpyToArray (the article's call) is deprecated: cudaMemcpy2DToArray with one row.
     CHECK(cudaMemcpy2DToArray(arr, 0, 0, data.data(), n * sizeof(float), n * sizeof(float), 1,
                               cudaMemcpyHostToDevice));

@@ -4,11 +4,12 @@
 //         G 3.2.12.1 纹理内存 (clamp addressing handles out-of-range coordinates in hardware).
 // Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o sobel_texture sobel_texture.cu
 //            $(pkg-config --cflags --libs opencv4)
-// Shows:  the 3x3 stencil reads each pixel 9 times. sobel_global_kernel is the kernel of
+// Shows:  the 3x3 stencil's centre weight is 0 in both Gx and Gy, so each output reads 8 neighbours
+//         and each input pixel is read 8 times. sobel_global_kernel is the kernel of
 //         01_intro/sobel_edge.cu (sobel_gpu, same arguments: in, out, width, height) and clamps its indices by hand;
 //         sobel_texture_kernel lets the texture unit clamp (cudaAddressModeClamp) and reads from a CUDA
 //         array, whose block-linear layout keeps 2D neighbours in the same cache lines;
-//         sobel_shared_kernel loads a (32+2) x (8+2) tile with its halo once per block and reads the 9
+//         sobel_shared_kernel loads a (32+2) x (8+2) tile with its halo once per block and reads the 8
 //         neighbours from shared memory. All three must equal a CPU Sobel with clamped borders
 //         exactly. The notes' kernel skipped the borders, read past the last row/column and let
 //         (|Gx| + |Gy|) / 2 (up to 1020) wrap in an unsigned char; here the border is clamped and the
@@ -70,7 +71,7 @@ __global__ void sobel_texture_kernel(cudaTextureObject_t tex, unsigned char* out
 }
 
 // Version 3: the block stages its (BY+2) x (BX+2) neighbourhood (tile + 1-pixel halo) in shared memory,
-// so each input byte is read from global memory about once instead of up to 9 times.
+// so each input byte is read from global memory about once instead of up to 8 times.
 __global__ void sobel_shared_kernel(const unsigned char* in, unsigned char* out, int w, int h) {
     __shared__ unsigned char tile[BY + 2][BX + 2];
     int x0 = blockIdx.x * BX - 1, y0 = blockIdx.y * BY - 1;  // image position of tile[0][0]

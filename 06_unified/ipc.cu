@@ -5,19 +5,22 @@
 // Shows:  a device pointer means nothing in another process; an IPC handle (64 opaque bytes) does.
 //         The program forks before it makes any CUDA call (a CUDA context must not cross a
 //         fork): the child waits on a pipe. The parent then allocates a buffer with cudaMalloc,
-//         fills it with seeded random ints, creates an event with cudaEventInterprocess |
-//         cudaEventDisableTiming, and sends both handles through the pipe. The child opens them
+//         fills it with seeded random ints, creates two events with cudaEventInterprocess |
+//         cudaEventDisableTiming, records `filled` behind the fill, and sends the three handles
+//         through the pipe. Two processes' streams are not ordered with each other: a cudaMemcpy
+//         from pageable memory may return before its last bytes reach the GPU, so the child makes
+//         its stream wait for `filled` before it reads. The child opens the handles
 //         (cudaIpcOpenMemHandle maps the parent's memory into its own address space), enqueues
-//         a kernel that spins for --delay-ms and then rewrites every element, records the event
-//         behind it and tells the parent. The parent makes its stream wait for that event
+//         a kernel that spins for --delay-ms and then rewrites every element, records `done`
+//         behind it and tells the parent. The parent makes its stream wait for `done`
 //         (cudaStreamWaitEvent: the GPU waits, not the CPU), copies the buffer back and checks
 //         x -> 3x + 1 for every element: without the event the copy would run before the
 //         child's kernel finished and see the old data. The child closes the handles before the
 //         parent frees anything; every wait has a timeout, so a dead child cannot hang the parent.
 // Build:  make ipc  (nvcc -std=c++17 -O3 -arch=native -I../common -o ipc ipc.cu)
 // Run:    ./ipc [--n=2^24] [--delay-ms=50]
-// Output: the IPC attributes, the handles' sizes, how long the parent's copy waited for the
-//         child's event, the check; PASSED, or SKIPPED where the platform has no CUDA IPC.
+// Output: the IPC attributes, the handles' sizes, how long the parent's stream waited for the
+//         child's event (GPU time between an event recorded before the wait and one after it), the check; PASSED, or SKIPPED where the platform has no CUDA IPC.
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -38,7 +41,8 @@ struct ToChild {
     long long n;
     long long delay_ns;
     cudaIpcMemHandle_t mem;
-    cudaIpcEventHandle_t event;
+    cudaIpcEventHandle_t filled;  // the parent recorded it behind its fill of the buffer
+    cudaIpcEventHandle_t done;    // the child records it behind its kernel
 };
 struct FromChild {
     int ok;
@@ -116,10 +120,12 @@ int child_main(int rfd, int wfd) {
     CHILD_CHECK(cudaSetDevice(msg.device));
     int* data = nullptr;
     CHILD_CHECK(cudaIpcOpenMemHandle((void**)&data, msg.mem, cudaIpcMemLazyEnablePeerAccess));
-    cudaEvent_t done;
-    CHILD_CHECK(cudaIpcOpenEventHandle(&done, msg.event));
+    cudaEvent_t filled, done;
+    CHILD_CHECK(cudaIpcOpenEventHandle(&filled, msg.filled));
+    CHILD_CHECK(cudaIpcOpenEventHandle(&done, msg.done));
     cudaStream_t s;
     CHILD_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CHILD_CHECK(cudaStreamWaitEvent(s, filled, 0));  // the parent's fill has reached the GPU
     spin<<<1, 1, 0, s>>>(msg.delay_ns);
     modify<<<(unsigned)((msg.n + 255) / 256), 256, 0, s>>>(data, msg.n);
     CHILD_CHECK(cudaGetLastError());
@@ -133,6 +139,7 @@ int child_main(int rfd, int wfd) {
     CHILD_CHECK(cudaStreamSynchronize(s));
     CHILD_CHECK(cudaStreamDestroy(s));
     CHILD_CHECK(cudaEventDestroy(done));
+    CHILD_CHECK(cudaEventDestroy(filled));
     CHILD_CHECK(cudaIpcCloseMemHandle(data));
     return 0;
 }
@@ -207,9 +214,14 @@ int main(int argc, char** argv) {
     CHECK(cudaMalloc(&d_data, alloc));
     std::vector<int> h = random_vector<int>(n, -1000000, 1000000, 1), out(n, 0), want(n);
     for (long long i = 0; i < n; ++i) want[i] = 3 * h[i] + 1;
-    CHECK(cudaMemcpy(d_data, h.data(), bytes, cudaMemcpyHostToDevice));
-    cudaEvent_t done;
+    cudaEvent_t filled, done;
+    CHECK(cudaEventCreateWithFlags(&filled, cudaEventDisableTiming | cudaEventInterprocess));
     CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming | cudaEventInterprocess));
+    // From pageable memory, cudaMemcpy may return once the data is staged, before the DMA to the
+    // buffer has finished; the child's stream knows nothing of this process's stream. `filled`,
+    // recorded behind the copy and waited for by the child on the GPU, orders the two.
+    CHECK(cudaMemcpy(d_data, h.data(), bytes, cudaMemcpyHostToDevice));
+    CHECK(cudaEventRecord(filled, 0));
 
     ToChild msg{};
     msg.go = 1;
@@ -219,11 +231,12 @@ int main(int argc, char** argv) {
     cudaError_t e = cudaIpcGetMemHandle(&msg.mem, d_data);
     if (e == cudaErrorNotSupported) skip("cudaIpcGetMemHandle: cudaErrorNotSupported (no CUDA IPC here)");
     CHECK(e);
-    e = cudaIpcGetEventHandle(&msg.event, done);
+    e = cudaIpcGetEventHandle(&msg.filled, filled);
     if (e == cudaErrorNotSupported) skip("cudaIpcGetEventHandle: cudaErrorNotSupported (no CUDA IPC here)");
     CHECK(e);
+    CHECK(cudaIpcGetEventHandle(&msg.done, done));
     std::printf("buffer %.1f MB (allocated %.1f MB, a multiple of 2 MiB); handles: memory %zu bytes, event %zu bytes\n",
-                bytes / 1e6, alloc / 1e6, sizeof msg.mem, sizeof msg.event);
+                bytes / 1e6, alloc / 1e6, sizeof msg.mem, sizeof msg.done);
     if (!write_full(g_to_child, &msg, sizeof msg)) {
         std::printf("FAILED: could not send the handles to the child (it died?)\n");
         return 1;
@@ -243,15 +256,21 @@ int main(int argc, char** argv) {
     }
 
     // The child's kernels are queued behind a spin of --delay-ms. Order this process's copy after
-    // them on the GPU: the stream waits for the event the child recorded.
+    // them on the GPU: the stream waits for the event the child recorded. The wait alone is timed,
+    // on the GPU's clock, by two (local, timing) events around it; the copy comes after t1.
     cudaStream_t s;
     CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    CpuTimer wait_t;
+    cudaEvent_t t0, t1;
+    CHECK(cudaEventCreate(&t0));
+    CHECK(cudaEventCreate(&t1));
+    CHECK(cudaEventRecord(t0, s));  // the stream is empty: t0 completes at once
     CHECK(cudaStreamWaitEvent(s, done, 0));
+    CHECK(cudaEventRecord(t1, s));  // completes when the child's `done` has
     CHECK(cudaMemcpyAsync(out.data(), d_data, bytes, cudaMemcpyDeviceToHost, s));
     CHECK(cudaStreamSynchronize(s));
-    double waited = wait_t.stop_ms();
-    std::printf("the parent's copy waited %.1f ms for the child's event (the child's kernel spins %lld ms first)\n",
+    float waited = 0.f;
+    CHECK(cudaEventElapsedTime(&waited, t0, t1));
+    std::printf("the parent's stream waited %.1f ms for the child's event (the child's kernel spins %lld ms first)\n",
                 waited, delay_ms);
 
     Verdict verdict;
@@ -262,7 +281,10 @@ int main(int argc, char** argv) {
     verdict.check(code == 0, "child closed its handles and exited 0");
 
     CHECK(cudaStreamDestroy(s));
+    CHECK(cudaEventDestroy(t0));
+    CHECK(cudaEventDestroy(t1));
     CHECK(cudaEventDestroy(done));
+    CHECK(cudaEventDestroy(filled));
     CHECK(cudaFree(d_data));
     close(up[0]);
     return verdict.finish();

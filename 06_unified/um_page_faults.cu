@@ -52,8 +52,8 @@ __global__ void add(long long n, const float* x, float* y) {
 }
 
 // Version 2's init (unified_memory_initialized.cu): a grid-stride loop, so consecutive threads
-// touch consecutive floats and one 64 KB range is touched by 64 different warps, each raising its
-// own fault for it.
+// touch consecutive floats and one 64 KB range (16384 floats) is touched by 512 different warps
+// (64 blocks of 256 threads), each raising its own fault for it.
 __global__ void init(long long n, float* x, float* y) {
     long long stride = (long long)blockDim.x * gridDim.x;
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += stride) {

@@ -11,8 +11,9 @@
 //         type Unregistered / Host / Host / Host / Device / Managed; pinned and mapped blocks have
 //         the same address on the device (no cudaHostGetDevicePointer needed); device memory has
 //         no host address; managed memory has both, equal. Kernels then use the device pointers
-//         directly, and cudaMemcpy(dst, src, bytes, cudaMemcpyDefault) copies between all 36
-//         pairs: the runtime infers the direction from the addresses.
+//         directly, and cudaMemcpy(dst, src, bytes, cudaMemcpyDefault) copies between all 30
+//         pairs of different kinds (6 x 6 minus a kind onto itself): the runtime infers the direction
+//         from the addresses.
 // Build:  make uva  (nvcc -std=c++17 -O3 -arch=native -I../common -o uva uva.cu)
 // Run:    ./uva [--n=2^22] [--reps=3]
 // Output: one line of attributes per kind, the kernel checks, a 6 x 6 table of cudaMemcpyDefault

@@ -35,16 +35,18 @@
 #include <vector>
 #include "common.cuh"
 
-// ---- CPU reference operations (integers wrap modulo 2^bits, like the hardware) ----
+// ---- integer arithmetic modulo 2^bits, like the hardware's atomics. Signed overflow is undefined
+// behaviour in C++ (a compiler may assume it never happens), so the sums go through the unsigned
+// type, whose arithmetic wraps by definition. Used by the CPU references and by the CAS counter. ----
 template <class T>
-T wrap_add(T a, T b) {
+__host__ __device__ T wrap_add(T a, T b) {
     if constexpr (std::is_integral<T>::value) {
         using U = std::make_unsigned_t<T>;
         return (T)(U)((U)a + (U)b);
     } else return a + b;
 }
 template <class T>
-T wrap_sub(T a, T b) {
+__host__ __device__ T wrap_sub(T a, T b) {
     using U = std::make_unsigned_t<T>;
     return (T)(U)((U)a - (U)b);
 }
@@ -80,7 +82,7 @@ __global__ void cas_counter(T* cells, int ncells, int n, T* swapped) {
     T old = *a, assumed;  // a first guess; atomicCAS returns the real value if it is stale
     do {
         assumed = old;
-        old = atomicCAS(a, assumed, (T)(assumed + 1));
+        old = atomicCAS(a, assumed, wrap_add(assumed, (T)1));  // INT_MAX + 1 wraps to INT_MIN
     } while (old != assumed);
     swapped[i] = assumed;
 }
@@ -174,7 +176,7 @@ bool cas(const char* type, int n, const std::vector<T>& start) {
     CHECK(cudaMemcpy(swapped.data(), d.olds, n * sizeof(T), cudaMemcpyDeviceToHost));
     for (int c = 0; c < nc; ++c) {
         T k = (T)((n - c + nc - 1) / nc);  // threads on cell c
-        T expect = (T)(start[c] + k);
+        T expect = wrap_add(start[c], k);
         if (final_v[c] != expect) {
             std::printf("    atomicCAS(%s) cell %d: counter %s, expected %s\n", type, c, txt(final_v[c]).c_str(),
                         txt(expect).c_str());
@@ -182,7 +184,7 @@ bool cas(const char* type, int n, const std::vector<T>& start) {
         }
         if (sizeof(T) < 4) continue;  // 16 bits wrap after 65536 updates: the swapped values repeat
         std::vector<T> s;
-        for (int i = c; i < n; i += nc) s.push_back((T)(swapped[i] - start[c]));
+        for (int i = c; i < n; i += nc) s.push_back(wrap_sub(swapped[i], start[c]));
         std::sort(s.begin(), s.end());
         for (size_t j = 0; j < s.size(); ++j)
             if (s[j] != (T)j) {

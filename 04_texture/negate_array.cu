@@ -50,6 +50,20 @@ __global__ void negate_global(long long n, float* d_a) {
     if (idx < n) d_a[idx] = -d_a[idx];
 }
 
+// The best version adds one idea: 16-byte accesses. Thread i negates float4 number i, so one load
+// instruction of a warp moves 512 bytes instead of 128 and a quarter of the threads carry the same
+// bytes. cudaMalloc pointers are 256-byte aligned, so the float4 view is aligned; the last n % 4
+// floats are negated by the first threads, one float each.
+__global__ void negate_global_vec4(long long n, float* d_a) {
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x, n4 = n / 4;
+    if (i < n4) {
+        float4 v = reinterpret_cast<float4*>(d_a)[i];
+        reinterpret_cast<float4*>(d_a)[i] = make_float4(-v.x, -v.y, -v.z, -v.w);
+    } else if (i < n4 + n % 4) {
+        d_a[4 * n4 + (i - n4)] = -d_a[4 * n4 + (i - n4)];
+    }
+}
+
 int main(int argc, char** argv) {
     Args args(argc, argv, "Negates an array in place, reading it through a texture object on linear memory.");
     long long n = args.integer("n", 1LL << 26, 1, 1LL << 27, "number of floats (texture on linear memory: <= 2^27)");
@@ -91,6 +105,8 @@ int main(int argc, char** argv) {
     long long grid = (n + block - 1) / block;
     auto v1 = [&] { negate_texture<<<grid, block>>>(n, d_a, tex); };
     auto v2 = [&] { negate_global<<<grid, block>>>(n, d_a); };
+    long long grid4 = (n / 4 + n % 4 + block - 1) / block;
+    auto v3 = [&] { negate_global_vec4<<<grid4, block>>>(n, d_a); };
 
     // Every version is checked before timing, each starting from the original data in the buffer.
     // Timing: every run negates again (the sign flips each time); the traffic is the same.
@@ -105,6 +121,7 @@ int main(int argc, char** argv) {
     table.baseline_d2d(bytes);
     table.add("negate_texture (tex1Dfetch, in place)", v1, moved, check, restore);
     table.add("negate_global (ld.global, in place)", v2, moved, check, restore);
+    table.add("negate_global_vec4 (float4 loads and stores)", v3, moved, check, restore);
     Verdict verdict;
     table.run(verdict, reps);
     const Results::Version *t = table.find("negate_texture (tex1Dfetch, in place)"),

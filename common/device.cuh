@@ -7,7 +7,10 @@
 // compared with: compute capability, SM count, L2 size and the theoretical DRAM bandwidth,
 // computed as 2 (double data rate) x memory clock x bus width. CUDA 13 removed
 // cudaDeviceProp::memoryClockRate and clockRate, so those come from cudaDeviceGetAttribute.
-// require_cc() skips (77) with a reason on a GPU older than a feature needs.
+// require_cc() skips (77) with a reason on a GPU older than a feature needs. select_device() also
+// skips on a GPU older than every architecture the program was compiled for (nvcc's
+// __CUDA_ARCH_LIST__, lowest first): such a GPU can run none of its kernels, and without this check
+// the first launch would fail with cudaErrorNoKernelImageForDevice.
 #pragma once
 #include <cstdio>
 #include <cstdlib>
@@ -55,6 +58,15 @@ inline DeviceInfo select_device(int id, bool banner = true) {
     if (banner)
         std::printf("GPU %d: %s | sm_%d | %d SMs | %d MB L2 | %.0f GB/s peak DRAM\n", id, d.prop.name, d.cc(),
                     d.prop.multiProcessorCount, d.prop.l2CacheSize >> 20, d.peak_gbps);
+#ifdef __CUDA_ARCH_LIST__
+    constexpr int built_for[] = {__CUDA_ARCH_LIST__};  // e.g. 750,800,860,890,900 (the portable build)
+    if (d.cc() * 10 < built_for[0])
+        skip("this build has code for compute capability " + std::to_string(built_for[0] / 100) + "." +
+             std::to_string(built_for[0] / 10 % 10) + " and newer; " + d.prop.name + " is " +
+             std::to_string(d.prop.major) + "." + std::to_string(d.prop.minor) +
+             " (CUDA 13 compiles for 7.5 and newer; an older toolkit may build for it: make ARCH=sm_" +
+             std::to_string(d.cc()) + ")");
+#endif
     return d;
 }
 

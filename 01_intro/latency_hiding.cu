@@ -46,7 +46,8 @@ __global__ void load_sum(const uint32_t* __restrict__ x, long long n, unsigned i
 }
 
 // U independent chains of `rounds` dependent FMAs each; one store per thread.
-__host__ __device__ inline float chain_start(long long tid, int u) { return 1.0f + (float)((tid * 7 + u) % 1000) * 1e-3f; }
+// fmaf: one rounding on the CPU and the GPU alike (a * b + c could be contracted on one side only).
+__host__ __device__ inline float chain_start(long long tid, int u) { return fmaf((float)((tid * 7 + u) % 1000), 1e-3f, 1.0f); }
 template <int U>
 __global__ void fma_chains(float* out, int rounds, float a, float b) {
     const long long tid = blockIdx.x * (long long)blockDim.x + threadIdx.x;

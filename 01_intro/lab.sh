@@ -2,6 +2,8 @@
 # lab.sh - the 01_intro lab (`make profile`). Compact output: only the lines that matter.
 #   1. nvcc -arch / -gencode and cuobjdump: which SASS and PTX a fat binary carries (make arch-lab),
 #      and the SASS of vector_add (make vector_add.sass: cuobjdump -sass)
+#   1c. nvcc -ptx: a literal without the f suffix makes a float kernel compute in double (G 5.4.1)
+#   1d. nvcc -ptx / -Xptxas -v: sinf's slow path keeps a 28-byte array in local memory in the PTX
 #   2. nvcc -Xptxas -v: registers, spills and stack of the occupancy kernels (make occupancy.regs)
 #   3. ncu: vector_add against the speed of light, and its DRAM traffic
 #   4. ncu: warp_divergence - active threads per warp instruction, divergent branch targets
@@ -35,6 +37,16 @@ if command -v "$OBJDUMP" >/dev/null 2>&1; then
 else
   echo "cuobjdump not found: skipping section 1b"
 fi
+
+echo "== 1c. a literal without f (G 5.4.1): PTX of arith_instructions' poly kernels (x * 0.999f + 0.001f vs x * 0.999 + 0.001)"
+$NVCC $FLAGS $ARCH -ptx -o "$tmp/arith.ptx" arith_instructions.cu &&
+  awk '/\.entry/{f=$3} /cvt\.f64\.f32|fma\.rn\.f64|cvt\.rn\.f32\.f64|fma\.rn\.f32/ && f ~ /poly_/ {print f, $1}' "$tmp/arith.ptx" |
+  sort | uniq -c
+echo "== 1d. sinf's slow path (G 5.4.1: 28 bytes of local memory): the PTX's local array, then what ptxas keeps of it"
+$NVCC $FLAGS $ARCH -DARITH_BUILD=lab -ptx -o "$tmp/flags.ptx" arith_flags.cu &&
+  awk '/\.entry/{f=$3} /\.local .*local_depot/{print "   " f, $NF}' "$tmp/flags.ptx"
+$NVCC $FLAGS $ARCH -DARITH_BUILD=lab -Xptxas -v -c -o /dev/null arith_flags.cu 2>&1 |
+  grep -A2 -E "Compiling entry function '_ZN9arith_lab4evalILi[012]EE" | grep -E "Compiling|stack" | sed -E 's/ptxas info *: //'
 
 echo "== 2. occupancy.cu under nvcc -Xptxas -v (registers / spills per kernel; the host arch)"
 make -s --no-print-directory occupancy.regs &&

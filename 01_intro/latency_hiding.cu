@@ -1,0 +1,177 @@
+// latency_hiding - throughput against resident warps per SM, with one and with several independent
+// operations per thread (instruction-level parallelism): fewer warps hide the latency when each
+// has more independent work.
+//
+// Manual: G 5.2.3 多处理器层次 (multiprocessor level: latency, 4L instructions to hide L cycles,
+//         16 warps for the 4-cycle arithmetic latency, "hundreds of cycles" for off-chip memory,
+//         fewer warps needed with ILP); N 2.2 (active warps limited by the SM's resources).
+// Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o latency_hiding latency_hiding.cu
+// Shows:  the number of warps resident per SM is set exactly: blocks of 32, 64 or 128 threads and
+//         a dynamic shared memory request that lets only k blocks fit on an SM (the occupancy API
+//         confirms k), with a grid of k blocks per SM. At each setting, two kernels:
+//         - loads: every thread sums an array much larger than the L2 (grid-stride), ILP = 1, 2, 4
+//           or 8 independent loads in flight per thread: GB/s and % of the DRAM peak;
+//         - FMA chains: ILP = 1 or 4 independent dependent-FMA chains per thread: GFLOP/s.
+//         The guide: at ILP 1 the FMA rate needs about 16 warps per SM (4 schedulers x 4 cycles);
+//         with ILP 4 about 4 warps. Memory needs many more bytes in flight.
+//         Checks: the load sums are exact (uint32 arithmetic modulo 2^32, order-independent);
+//         the FMA chains of a sample of threads are recomputed bit for bit on the CPU.
+// Build:  make latency_hiding       Run: ./latency_hiding [--n=2^26] [--fmas=16384] [--reps=10]
+// Output: one row per warps/SM: blocks x threads, GB/s at ILP 1/2/4/8, GFLOP/s at ILP 1/4; PASSED.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+#include "common.cuh"
+
+// Sums x with U loads issued before any of them is used. `#pragma unroll 1` keeps the compiler
+// from unrolling the loop itself, which would add loads in flight behind our back.
+template <int U>
+__global__ void load_sum(const uint32_t* __restrict__ x, long long n, unsigned int* total) {
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    uint32_t s = 0;
+#pragma unroll 1
+    for (; i + (U - 1) * stride < n; i += U * stride) {
+        uint32_t v[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) v[u] = x[i + u * stride];
+#pragma unroll
+        for (int u = 0; u < U; ++u) s += v[u];
+    }
+#pragma unroll 1
+    for (; i < n; i += stride) s += x[i];
+    atomicAdd(total, s);
+}
+
+// U independent chains of `rounds` dependent FMAs each; one store per thread.
+// fmaf: one rounding on the CPU and the GPU alike (a * b + c could be contracted on one side only).
+__host__ __device__ inline float chain_start(long long tid, int u) { return fmaf((float)((tid * 7 + u) % 1000), 1e-3f, 1.0f); }
+template <int U>
+__global__ void fma_chains(float* out, int rounds, float a, float b) {
+    const long long tid = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    float v[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) v[u] = chain_start(tid, u);
+#pragma unroll 1
+    for (int r = 0; r < rounds; ++r) {
+#pragma unroll
+        for (int u = 0; u < U; ++u) v[u] = __fmaf_rn(v[u], a, b);
+    }
+    float s = 0.0f;
+#pragma unroll
+    for (int u = 0; u < U; ++u) s = __fadd_rn(s, v[u]);
+    out[tid] = s;
+}
+static float fma_chains_cpu(long long tid, int U, int rounds, float a, float b) {
+    float s = 0.0f;
+    for (int u = 0; u < U; ++u) {
+        float v = chain_start(tid, u);
+        for (int r = 0; r < rounds; ++r) v = std::fmaf(v, a, b);
+        s = s + v;
+    }
+    return s;
+}
+
+int main(int argc, char** argv) {
+    Args args(argc, argv, "Throughput against resident warps per SM, with 1..8 independent loads or FMA chains per thread.");
+    long long n = args.integer("n", 1LL << 26, 1, 1LL << 30, "uint32 values summed by the load kernels");
+    int fmas = (int)args.integer("fmas", 16384, 4, 1 << 18, "FMAs per thread in the FMA kernels");
+    int reps = (int)args.integer("reps", 10, 1, 1000, "timed repetitions (median reported)");
+    args.parse_or_exit();
+
+    DeviceInfo dev = select_device(args.device());
+    const cudaDeviceProp& p = dev.prop;
+    const int sms = p.multiProcessorCount, max_warps = p.maxThreadsPerMultiProcessor / p.warpSize;
+    Verdict verdict;
+
+    std::vector<uint32_t> x = random_vector<uint32_t>(n, 0u, 0xffffffffu, 1);
+    uint32_t want = 0;
+    for (uint32_t v : x) want += v;  // modulo 2^32, like the GPU
+    uint32_t* d_x;
+    unsigned int* d_total;
+    float* d_out;
+    CHECK(cudaMalloc(&d_x, n * sizeof(uint32_t)));
+    CHECK(cudaMalloc(&d_total, sizeof(unsigned int)));
+    CHECK(cudaMalloc(&d_out, (size_t)sms * p.maxThreadsPerMultiProcessor * sizeof(float)));
+    CHECK(cudaMemcpy(d_x, x.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
+
+    // The kernels get the whole shared memory of an SM as their carveout, and may ask for all of it.
+    const void* kernels[] = {(const void*)load_sum<1>, (const void*)load_sum<2>, (const void*)load_sum<4>,
+                             (const void*)load_sum<8>, (const void*)fma_chains<1>, (const void*)fma_chains<4>};
+    for (const void* k : kernels) {
+        CHECK(cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout, 100));
+        CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)p.sharedMemPerBlockOptin));
+    }
+    const float fa = 0.999f, fb = 0.001f;
+    std::printf("n = %lld uint32 (%.1f MB); %d FMAs per thread; DRAM peak %.0f GB/s\n", n, n * 4 / 1e6, fmas,
+                dev.peak_gbps);
+    std::printf("%35s| %-40s| %s\n", "", "loads: GB/s (% of peak at ILP 8)", "FMA chains: GFLOP/s");
+    std::printf("%8s %14s %9s | %6s %6s %6s %6s %10s | %9s %9s\n", "warps/SM", "blocks x thr", "smem/blk", "ILP 1",
+                "ILP 2", "ILP 4", "ILP 8", "", "ILP 1", "ILP 4");
+    bool resident_ok = true, loads_ok = true, fma_ok = true;
+    for (int warps = 1; warps <= max_warps; warps *= 2) {
+        const int block = 32 * std::min(warps, 4), k = warps / std::min(warps, 4);
+        if (k > p.maxBlocksPerMultiProcessor) break;
+        // k blocks fit on an SM, k + 1 do not: each takes 1/k of the SM's shared memory (with the
+        // driver's per-block reserve), rounded down to the 128-byte allocation unit.
+        size_t smem = (p.sharedMemPerMultiprocessor / k - p.reservedSharedMemPerBlock) / 128 * 128;
+        smem = std::min(smem, p.sharedMemPerBlockOptin);
+        bool row_ok = true;
+        for (const void* kf : kernels) {
+            int blocks = 0;
+            CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kf, block, smem));
+            row_ok &= blocks == k;
+        }
+        resident_ok &= row_ok;
+        const int grid = k * sms;
+        double bw[4], gflops[2];
+        auto loads = [&](int u) {
+            switch (u) {
+                case 0: load_sum<1><<<grid, block, smem>>>(d_x, n, d_total); break;
+                case 1: load_sum<2><<<grid, block, smem>>>(d_x, n, d_total); break;
+                case 2: load_sum<4><<<grid, block, smem>>>(d_x, n, d_total); break;
+                default: load_sum<8><<<grid, block, smem>>>(d_x, n, d_total); break;
+            }
+        };
+        for (int u = 0; u < 4; ++u) {
+            CHECK(cudaMemset(d_total, 0, sizeof(unsigned int)));
+            loads(u);
+            CHECK_LAUNCH();
+            uint32_t got = 0;
+            CHECK(cudaMemcpy(&got, d_total, sizeof(got), cudaMemcpyDeviceToHost));
+            loads_ok &= got == want;
+            // The total keeps accumulating over the timed runs; only the first run was checked.
+            bw[u] = gbps(n * 4.0, bench_ms([&] { loads(u); }, reps));
+        }
+        const long long threads = (long long)grid * block;
+        for (int c = 0; c < 2; ++c) {
+            const int U = c == 0 ? 1 : 4, rounds = std::max(1, fmas / U);
+            auto run = [&] {
+                if (c == 0) fma_chains<1><<<grid, block, smem>>>(d_out, rounds, fa, fb);
+                else fma_chains<4><<<grid, block, smem>>>(d_out, rounds, fa, fb);
+            };
+            CHECK(cudaMemset(d_out, 0xff, threads * sizeof(float)));
+            run();
+            CHECK_LAUNCH();
+            std::vector<float> got(threads);
+            CHECK(cudaMemcpy(got.data(), d_out, threads * sizeof(float), cudaMemcpyDeviceToHost));
+            const long long step = std::max(1LL, threads / 64);
+            for (long long t = 0; t < threads; t += step)
+                fma_ok &= got[t] == fma_chains_cpu(t, U, rounds, fa, fb);
+            gflops[c] = 2.0 * threads * U * rounds / (bench_ms(run, reps) * 1e6);
+        }
+        std::printf("%8d %7d x %-5d %8zuK | %6.0f %6.0f %6.0f %6.0f %9.1f%% | %9.0f %9.0f%s\n", warps, k, block,
+                    smem >> 10, bw[0], bw[1], bw[2], bw[3], 100 * bw[3] / dev.peak_gbps, gflops[0], gflops[1],
+                    row_ok ? "" : "  (API: not k blocks/SM)");
+    }
+    verdict.check(resident_ok, "blocks per SM as intended (occupancy API)");
+    verdict.check(loads_ok, "load sums exact (every row, ILP)");
+    verdict.check(fma_ok, "FMA chains bit-exact (sampled threads)");
+
+    CHECK(cudaFree(d_x));
+    CHECK(cudaFree(d_total));
+    CHECK(cudaFree(d_out));
+    return verdict.finish();
+}

@@ -2,7 +2,7 @@
 //               the type, so many threads adding the same small value stall where a float sum does not.
 //
 // Manual: N 6.3.1 原子操作 (1. atomicAdd: the __half2 / __half / __nv_bfloat162 / __nv_bfloat16
-//         overloads, "atomic per __half / __nv_bfloat16 element, not as one 32-bit access"; __half2
+//         overloads; the pairs are atomic per __half / __nv_bfloat16 element, not as one 32-bit access; __half2
 //         needs compute capability 6.x, __half 7.x, __nv_bfloat16 8.x).
 // Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o atomic_half atomic_half.cu
 // Shows:  --threads threads each atomicAdd the same value v to cell i % cells (a random start per
@@ -76,9 +76,9 @@ __device__ void atomic_add(__half* a, __half v) {
     __trap();
 #endif
 }
-__device__ void atomic_add(__half2* a, __half2 v) { atomicAdd(a, v); }  // sm_60+; a CAS loop below in the header
+__device__ void atomic_add(__half2* a, __half2 v) { atomicAdd(a, v); }  // native from sm_60 (CUDA 13: a CAS loop below)
 __device__ void atomic_add(__nv_bfloat16* a, __nv_bfloat16 v) {
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800  // the notes: 8.x; CUDA 12 headers define it from sm_80
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800  // the notes: 8.x (CUDA 13's header: sm_70+, CAS below sm_90)
     atomicAdd(a, v);
 #else
     (void)a, (void)v;

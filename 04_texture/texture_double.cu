@@ -81,8 +81,14 @@ int main(int argc, char** argv) {
     std::vector<uint64_t> want(n), got(n);
     for (size_t i = 0; i < n; ++i) want[i] = bits(data[i]);
 
-    double *d_data, *d_out;
-    CHECK(cudaMalloc(&d_data, bytes));
+    // A texture on linear memory must start at a multiple of textureAlignment (cudaResourceDesc docs);
+    // cudaMalloc guarantees 256 bytes, which may be less: allocate more and round the base up.
+    int tex_align = 0;
+    CHECK(cudaDeviceGetAttribute(&tex_align, cudaDevAttrTextureAlignment, dev.id));
+    char* d_raw;
+    double* d_out;
+    CHECK(cudaMalloc(&d_raw, bytes + tex_align));
+    double* d_data = reinterpret_cast<double*>(d_raw + (tex_align - (uintptr_t)d_raw % tex_align) % tex_align);
     CHECK(cudaMalloc(&d_out, bytes));
     CHECK(cudaMemcpy(d_data, data.data(), bytes, cudaMemcpyHostToDevice));
     Verdict verdict;
@@ -152,7 +158,7 @@ int main(int argc, char** argv) {
     CHECK(cudaDestroyTextureObject(ltex));
     CHECK(cudaDestroyTextureObject(atex));
     CHECK(cudaFreeArray(arr));
-    CHECK(cudaFree(d_data));
+    CHECK(cudaFree(d_raw));
     CHECK(cudaFree(d_out));
     return verdict.finish();
 }

@@ -15,6 +15,7 @@
 //         instructions and texture requests per byte.
 // Build:  make texture_float4        Run: ./texture_float4 [--n=2^24] [--block=256] [--reps=20]
 // Output: per version: time, GB/s, % of cudaMemcpy D2D; the 4 x float / float4 time ratio; PASSED.
+#include <cstdint>
 #include <cstring>
 #include <vector>
 #include "common.cuh"
@@ -91,9 +92,14 @@ int main(int argc, char** argv) {
     const float4* h_in = reinterpret_cast<const float4*>(flat.data());
     sum4_cpu(h_in, ref.data(), n);
 
-    float4* d_in;
+    // A texture on linear memory must start at a multiple of textureAlignment (cudaResourceDesc docs).
+    // cudaMalloc guarantees 256 bytes, which may be less: allocate more and round the base up.
+    int tex_align = 0;
+    CHECK(cudaDeviceGetAttribute(&tex_align, cudaDevAttrTextureAlignment, dev.id));
+    char* d_raw;
     float* d_out;
-    CHECK(cudaMalloc(&d_in, in_bytes));  // 256-byte aligned: a valid base for both texture views
+    CHECK(cudaMalloc(&d_raw, in_bytes + tex_align));
+    float4* d_in = reinterpret_cast<float4*>(d_raw + (tex_align - (uintptr_t)d_raw % tex_align) % tex_align);
     CHECK(cudaMalloc(&d_out, out_bytes));
     CHECK(cudaMemcpy(d_in, flat.data(), in_bytes, cudaMemcpyHostToDevice));
     cudaTextureObject_t tex4 = linear_texture(d_in, in_bytes, ch4);  // texel = 16 bytes
@@ -122,7 +128,7 @@ int main(int argc, char** argv) {
 
     CHECK(cudaDestroyTextureObject(tex4));
     CHECK(cudaDestroyTextureObject(tex1));
-    CHECK(cudaFree(d_in));
+    CHECK(cudaFree(d_raw));
     CHECK(cudaFree(d_out));
     return verdict.finish();
 }

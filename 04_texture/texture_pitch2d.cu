@@ -20,6 +20,7 @@
 // Build:  make texture_pitch2d        Run: ./texture_pitch2d [--width=2048] [--height=2048] [--rounds=4]
 // Output: the pitch cudaMallocPitch chose, one check per round, PASSED.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -90,8 +91,12 @@ int main(int argc, char** argv) {
     if (pitch_a > (size_t)max_pitch) skip("pitch larger than this GPU's 2D linear texture pitch limit");
     std::printf("%d x %d floats; row = %zu bytes, cudaMallocPitch pitch = %zu bytes (texturePitchAlignment %d)\n", w,
                 h, row_bytes, pitch_a, pitch_align);
+    int tex_align = 0;  // a Pitch2D texture's base must be a multiple of this (cudaResourceDesc docs)
+    CHECK(cudaDeviceGetAttribute(&tex_align, cudaDevAttrTextureAlignment, dev.id));
     Verdict verdict;
     verdict.check(pitch_a % pitch_align == 0 && pitch_b % pitch_align == 0, "pitch multiple of texturePitchAlignment");
+    verdict.check((uintptr_t)d_a % tex_align == 0 && (uintptr_t)d_b % tex_align == 0,
+                  "base multiple of textureAlignment");
 
     std::vector<float> cur = random_vector<float>(n, 0.f, 1.f, 1), next(n), got(n);
     CHECK(cudaMemcpy2D(d_a, pitch_a, cur.data(), row_bytes, row_bytes, h, cudaMemcpyHostToDevice));

@@ -3,7 +3,10 @@
 //
 // Manual: G 3.2.8 多设备系统 - 统一虚拟地址空间 (cudaPointerGetAttributes, cudaMemcpyDefault,
 //         cudaHostAlloc pointers usable in kernels directly, the unifiedAddressing attribute);
-//         G 3.2.5.3 Mapped Memory (a registered block may have a different device address).
+//         G 3.2.5.3 Mapped Memory (a registered block may have a different device address);
+//         N 6.1 统一内存 (6.6.2 编程: "在具有计算能力 6.x 及更高版本的设备的支持平台上,统一内存将使应用程序
+//         能够使用默认系统分配器分配和共享数据" - the GPU reading plain malloc memory); M "带宽测试-固定与分页"
+//         ("默认情况下，GPU 将不访问可分页内存").
 // Shows:  in a 64-bit process host memory and every GPU's memory share one virtual address range,
 //         so a pointer's value says where it points. For malloc(), cudaMallocHost, cudaHostAlloc
 //         (mapped), cudaHostRegister, cudaMalloc and cudaMallocManaged memory the program prints
@@ -13,11 +16,14 @@
 //         no host address; managed memory has both, equal. Kernels then use the device pointers
 //         directly, and cudaMemcpy(dst, src, bytes, cudaMemcpyDefault) copies between all 30
 //         pairs of different kinds (6 x 6 minus a kind onto itself): the runtime infers the direction
-//         from the addresses.
+//         from the addresses. A kernel reads and writes the plain malloc() buffer itself only where
+//         cudaDevAttrPageableMemoryAccess is 1 (the "supported platforms" of N 6.6.2: HMM on Linux,
+//         or a coherent CPU-GPU link); where it is 0 that part prints why it is skipped and the rest
+//         runs and is checked as before.
 // Build:  make uva  (nvcc -std=c++17 -O3 -arch=native -I../common -o uva uva.cu)
 // Run:    ./uva [--n=2^22] [--reps=3]
 // Output: one line of attributes per kind, the kernel checks, a 6 x 6 table of cudaMemcpyDefault
-//         GB/s (every copy checked), PASSED.
+//         GB/s (every copy checked), PASSED. The malloc kernel line says "ok" or "skipped: ...".
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -131,8 +137,8 @@ int main(int argc, char** argv) {
                       at[MANAGED].devicePointer == p[MANAGED] && at[MANAGED].hostPointer == p[MANAGED],
                   "managed: one address for host and device");
 
-    // 2. Kernels use each device alias as it is (pageable memory only where the GPU can reach
-    // the CPU's page tables; not tried here).
+    // 2. Kernels use each device alias as it is; malloc memory only where the GPU can reach
+    // pageable memory (2b below).
     std::vector<float> src = random_vector<float>(n, -1.f, 1.f, 1), want(n), got(n);
     for (long long i = 0; i < n; ++i) want[i] = 2.f * src[i] + 1.f;
     unsigned grid = (unsigned)((n + 255) / 256);
@@ -143,6 +149,23 @@ int main(int argc, char** argv) {
         CHECK(cudaDeviceSynchronize());  // the CPU reads host and managed memory the kernel wrote
         get(k, got.data(), p[k], bytes);
         verdict.exact(std::string("kernel on ") + kind_name[k], want.data(), got.data(), n);
+    }
+
+    // 2b. The plain malloc() pointer in a kernel. pageableMemoryAccess = 1: the GPU can access
+    // pageable host memory (the driver's HMM on Linux, or the CPU's page tables over NVLink-C2C /
+    // ATS); a kernel may then dereference any host pointer. 0 (e.g. a PCIe system without HMM):
+    // the same kernel would fault (cudaErrorIllegalAddress), so it is not launched.
+    if (pageable) {
+        put(PAGEABLE, p[PAGEABLE], src.data(), bytes);
+        scale<<<grid, 256>>>(static_cast<float*>(p[PAGEABLE]), n);
+        CHECK_LAUNCH();
+        CHECK(cudaDeviceSynchronize());
+        get(PAGEABLE, got.data(), p[PAGEABLE], bytes);
+        verdict.exact("kernel on malloc (pageable)", want.data(), got.data(), n);
+    } else {
+        std::printf("  check %-34s skipped: pageableMemoryAccess = 0 (this system does not let the GPU read\n"
+                    "        pageable host memory: no HMM, no coherent CPU-GPU link); the malloc buffer is used\n"
+                    "        only through cudaMemcpyDefault below\n", "kernel on malloc (pageable)");
     }
 
     // 3. cudaMemcpyDefault between every pair: checked once, then timed (wall clock of the

@@ -12,7 +12,8 @@
 //         The program launches (3) without the opt-in first and shows the documented error
 //         (cudaErrorInvalidValue, non-sticky), then opts in and launches it again.
 //         Fixes to the notes' code: they write `treadIdx` and `dynamicFun<<1, n, n*sizeof(int)>>`,
-//         which do not compile; the launch needs <<<...>>>.
+//         which do not compile; the launch needs <<<...>>>. Their `__shared__ int s[64]` is written
+//         at s[t] by n threads (past its end for n > 64); here array and block share kStaticBlock.
 // Build:  make shared_dynamic   Run: ./shared_dynamic [--n=2^26] [--block=512] [--smem-kb=64] [--reps=20]
 // Output: function attributes before/after the opt-in, the failed and the successful launch, each
 //         version's check, time and GB/s; then PASSED.

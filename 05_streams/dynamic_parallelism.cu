@@ -28,14 +28,40 @@
 //         Device-side launches wait in a pending-launch buffer (cudaLimitDevRuntimePendingLaunchCount,
 //         2048 by default); one child per parent block can exceed it, so the host raises the limit
 //         and the parent counts failed launches (cudaGetLastError on the device).
+//         3. Launch order (排序和併發): in each of 8 blocks, threads 0..3 launch one child each into
+//            the block's implicit stream, one after the other (a __syncthreads() between launches).
+//            Child k spins (4 - k) x 20 us and then takes a ticket: if the children overlapped, the
+//            last launched (shortest) would take the first ticket; the tickets come out 0 1 2 3.
+//            Thread 0 also creates a named stream (cudaStreamNonBlocking, the only kind a kernel may
+//            create; private to its block) and launches a writer and then a reader into it: the
+//            reader sees the writer's value.
+//         4. Constant and zero-copy memory (常量記憶體, 零拷貝記憶體): a child reads a __constant__
+//            table set by the host before the parent's launch, both directly and through a pointer
+//            the parent took of it, and writes into mapped pinned host memory whose pointer the
+//            host passed to the parent; the host reads that memory after the sync, checked.
+//         5. A shared-memory pointer where only global memory is allowed (共享和本地記憶體), each in a
+//            child process forked before this process touches CUDA (a fault would end this
+//            process's context): (a) a device-side cudaMemsetAsync on a __shared__ array, which the
+//            notes say returns an error; (b) a child launched with a pointer to its parent's
+//            __shared__ array that writes through it. Printed: the code the device-side call
+//            returned and what the host's cudaDeviceSynchronize then returned; (a) must fail one way
+//            or the other, (b) is printed only (undefined behaviour). nvcc 13.0 compiles both
+//            without a warning. Skipped under a CUDA tool (compute-sanitizer follows the children).
+//         CDP2 has no device-side cudaDeviceSynchronize: building with -DCDP1_DEVICE_SYNC adds the
+//         CDP1 call and nvcc stops with "calling a __host__ function("cudaDeviceSynchronize") from
+//         a __global__ function ... is not allowed".
 // Build:  make dynamic_parallelism
 //         (nvcc -std=c++17 -O3 -arch=native -rdc=true -I../common -o dynamic_parallelism
 //          dynamic_parallelism.cu -lcudadevrt: -rdc=true for relocatable device code, which device
 //          launches need, and the device runtime library)
 // Run:    ./dynamic_parallelism [--n=2^20]
 // Output: what the children saw, the tail launch's sums, the __isGlobal answers, the recursion's
-//         depth and sum, the checks, PASSED.
+//         depth and sum, the launch-order tickets, the constant / zero-copy check, the two
+//         shared-pointer outcomes, the checks, PASSED.
 #include <cstdint>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <vector>
 #include "common.cuh"
 
@@ -130,11 +156,144 @@ __global__ void reduce_level(const T* in, unsigned long long* out, unsigned long
     }
 }
 
+// ---- 3. Launch order in the block's implicit stream and in a named device stream ----------------
+constexpr int ORDER_CHILDREN = 4;
+
+__device__ __forceinline__ unsigned long long global_ns() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+// Child k of a block: waits (4 - k) x 20 us, then takes the block's next ticket.
+__global__ void order_child(int k, unsigned* counter, int* order) {
+    unsigned long long t0 = global_ns();
+    while (global_ns() - t0 < (unsigned long long)(ORDER_CHILDREN - k) * 20000ull) {
+    }
+    unsigned ticket = atomicAdd(counter, 1u);
+    order[ticket] = k;
+}
+__global__ void stream_writer(uint32_t* cell, uint32_t v) { *cell = v; }
+__global__ void stream_reader(const uint32_t* cell, uint32_t* seen) { *seen = *cell; }
+
+__global__ void order_parent(unsigned* counters, int* order, uint32_t* cells, uint32_t* seen, int* launch_errors) {
+    int b = blockIdx.x;
+    // Thread k launches child k into the implicit stream, which all threads of the block share;
+    // the barrier between launches fixes the launch order across threads.
+    for (int k = 0; k < ORDER_CHILDREN; ++k) {
+        if (threadIdx.x == k) {
+            order_child<<<1, 1>>>(k, counters + b, order + b * ORDER_CHILDREN);
+            if (cudaGetLastError() != cudaSuccess) atomicAdd(launch_errors, 1);
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        cudaStream_t s;  // a named stream: usable by this block only, never passed to another
+        if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) {
+            atomicAdd(launch_errors, 1);
+            return;
+        }
+        stream_writer<<<1, 1, 0, s>>>(cells + b, 0xC0DE0000u + b);
+        stream_reader<<<1, 1, 0, s>>>(cells + b, seen + b);  // in order after the writer
+        if (cudaGetLastError() != cudaSuccess) atomicAdd(launch_errors, 1);
+        cudaStreamDestroy(s);  // allowed with work pending: it is released once that work is done
+    }
+}
+
+// ---- 4. __constant__ and zero-copy memory seen by a child ---------------------------------------
+constexpr int CTABLE = 16;
+__constant__ uint32_t c_table[CTABLE];
+
+__host__ __device__ inline uint32_t const_value(uint32_t t, int i) { return t * (uint32_t)(i + 1) + 5u; }
+
+__global__ void const_child(const uint32_t* table_ptr, uint32_t* zero_copy, int count) {
+    int i = threadIdx.x;
+    if (i < count) {
+        zero_copy[i] = const_value(c_table[i % CTABLE], i);                     // read directly
+        zero_copy[count + i] = const_value(table_ptr[(i + 1) % CTABLE], i);     // through the parent's pointer
+    }
+}
+__global__ void const_parent(uint32_t* zero_copy, int count, int* launch_errors) {
+    const uint32_t* p = c_table;  // the address of a __constant__ object, passed on to the child
+    const_child<<<1, count>>>(p, zero_copy, count);
+    if (cudaGetLastError() != cudaSuccess) atomicAdd(launch_errors, 1);
+}
+
+// ---- 5. A __shared__ pointer where only global memory is allowed --------------------------------
+__global__ void shared_ptr_child(uint32_t* p) { p[1000] = 1u; }  // through the parent's shared pointer
+__global__ void shared_ptr_parent(int mode, int* device_result) {
+    __shared__ uint32_t tile[1024];
+    tile[threadIdx.x] = threadIdx.x;
+    __syncthreads();
+    if (threadIdx.x != 0) return;
+    cudaError_t e = cudaSuccess;
+    if (mode == 0) e = cudaMemsetAsync(tile, 0, 64, 0);  // (a) illegal: not global memory
+    else {                                                // (b) undefined: the child cannot see tile
+        shared_ptr_child<<<1, 1>>>(tile);
+        e = cudaGetLastError();
+    }
+    *device_result = (int)e;
+}
+
+#ifdef CDP1_DEVICE_SYNC
+// CDP1 only: a parent waiting for its children. CDP2 (CUDA 12+, all of sm_90) removed the call, and
+// nvcc rejects this kernel.
+__global__ void cdp1_parent(int* p) {
+    order_child<<<1, 1>>>(0, (unsigned*)p, p + 1);
+    cudaDeviceSynchronize();
+}
+#endif
+
+// Runs case `mode` of part 5 in a child process; returns {device-side code, host sync code}.
+static void shared_ptr_in_child(int device, int mode, int* device_code, int* host_code) {
+    int fd[2];
+    *device_code = *host_code = (int)cudaErrorUnknown;
+    if (pipe(fd) != 0) return;
+    std::fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fd[0]);
+        int msg[2] = {(int)cudaErrorNoDevice, (int)cudaErrorNoDevice};
+        int count = 0;
+        int* d_res = nullptr;
+        if (cudaGetDeviceCount(&count) == cudaSuccess && device < count && cudaSetDevice(device) == cudaSuccess &&
+            cudaMalloc(&d_res, sizeof(int)) == cudaSuccess && cudaMemset(d_res, 0xff, sizeof(int)) == cudaSuccess) {
+            shared_ptr_parent<<<1, 1024>>>(mode, d_res);
+            cudaError_t launch = cudaGetLastError();
+            msg[1] = (int)(launch != cudaSuccess ? launch : cudaDeviceSynchronize());
+            if (cudaMemcpy(&msg[0], d_res, sizeof(int), cudaMemcpyDeviceToHost) != cudaSuccess)
+                msg[0] = -1;  // the context is gone: the device-side code cannot be read back
+        }
+        if (write(fd[1], msg, sizeof msg) != sizeof msg) std::_Exit(3);
+        std::_Exit(0);
+    }
+    close(fd[1]);
+    int msg[2];
+    if (read(fd[0], msg, sizeof msg) == sizeof msg) {
+        *device_code = msg[0];
+        *host_code = msg[1];
+    }
+    close(fd[0]);
+    waitpid(pid, nullptr, 0);
+}
+
+static std::string code_name(int c) { return c < 0 ? "(unreadable: context lost)" : cudaGetErrorName((cudaError_t)c); }
+
 int main(int argc, char** argv) {
     Args args(argc, argv, "Dynamic parallelism (CDP2): parent/child coherence, fire-and-forget and tail launches, recursion.");
     long long n_arg = args.integer("n", 1 << 20, 1, 1 << 26, "elements (one parent block and one child grid per 256)");
     args.parse_or_exit();
     int n = (int)n_arg;
+
+    // Part 5 first, in child processes forked before this process touches CUDA.
+    // Not under a CUDA tool (compute-sanitizer follows child processes and would count their
+    // faults, which are the point here): the environment variable tools set says so before CUDA starts.
+    int memset_dev = 0, memset_host = 0, launch_dev = 0, launch_host = 0;
+    bool tool = cuda_tool_attached();
+    if (!tool) {
+        shared_ptr_in_child(args.device(), 0, &memset_dev, &memset_host);
+        shared_ptr_in_child(args.device(), 1, &launch_dev, &launch_host);
+    }
 
     DeviceInfo dev = select_device(args.device());
     (void)dev;
@@ -227,6 +386,79 @@ int main(int argc, char** argv) {
     verdict.check(errors == 0, "no failed tail launches");
     verdict.check(depth == want_depth, "recursion depth = levels - 1");
     verdict.check(sum == want_sum, "recursive sum vs CPU");
+
+    // 3. Launch order.
+    const int OB = 8;
+    unsigned* d_cnt;
+    int* d_order;
+    uint32_t *d_cells, *d_cseen;
+    CHECK(cudaMalloc(&d_cnt, OB * sizeof(unsigned)));
+    CHECK(cudaMalloc(&d_order, OB * ORDER_CHILDREN * sizeof(int)));
+    CHECK(cudaMalloc(&d_cells, OB * sizeof(uint32_t)));
+    CHECK(cudaMalloc(&d_cseen, OB * sizeof(uint32_t)));
+    CHECK(cudaMemset(d_cnt, 0, OB * sizeof(unsigned)));
+    CHECK(cudaMemset(d_order, 0xff, OB * ORDER_CHILDREN * sizeof(int)));
+    CHECK(cudaMemset(d_cseen, 0xff, OB * sizeof(uint32_t)));
+    CHECK(cudaMemset(d_err, 0, sizeof(int)));
+    order_parent<<<OB, 32>>>(d_cnt, d_order, d_cells, d_cseen, d_err);
+    CHECK_LAUNCH();
+    CHECK(cudaDeviceSynchronize());
+    std::vector<int> order(OB * ORDER_CHILDREN), want_order(OB * ORDER_CHILDREN);
+    std::vector<uint32_t> cseen(OB), want_cseen(OB);
+    CHECK(cudaMemcpy(order.data(), d_order, order.size() * sizeof(int), cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(cseen.data(), d_cseen, OB * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(&errors, d_err, sizeof(int), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < OB * ORDER_CHILDREN; ++i) want_order[i] = i % ORDER_CHILDREN;
+    for (int b = 0; b < OB; ++b) want_cseen[b] = 0xC0DE0000u + b;
+    std::printf("3. %d blocks, threads 0..3 each launch a child into the implicit stream (child k waits (4-k) x 20 us):\n"
+                "   tickets of block 0: children %d %d %d %d; named stream: the reader saw 0x%08x (writer 0x%08x)\n",
+                OB, order[0], order[1], order[2], order[3], cseen[0], want_cseen[0]);
+    verdict.check(errors == 0, "no failed launches (order, named stream)");
+    verdict.exact("implicit stream: children in launch order", want_order.data(), order.data(), order.size());
+    verdict.exact("named stream: reader after writer", want_cseen.data(), cseen.data(), OB);
+
+    // 4. __constant__ and zero-copy memory.
+    if (!dev.prop.canMapHostMemory) {
+        std::printf("4. skipped: canMapHostMemory is 0 (no zero-copy memory on this GPU)\n");
+    } else {
+        const int cnt = 200;  // not a multiple of the warp size
+        std::vector<uint32_t> table = random_vector<uint32_t>(CTABLE, 0, 0xffffffffu, 77);
+        CHECK(cudaMemcpyToSymbol(c_table, table.data(), sizeof(uint32_t) * CTABLE));  // before the launch
+        uint32_t* h_zc;
+        uint32_t* d_zc;
+        CHECK(cudaHostAlloc(&h_zc, 2 * cnt * sizeof(uint32_t), cudaHostAllocMapped));
+        CHECK(cudaHostGetDevicePointer(&d_zc, h_zc, 0));
+        for (int i = 0; i < 2 * cnt; ++i) h_zc[i] = 0xffffffffu;
+        CHECK(cudaMemset(d_err, 0, sizeof(int)));
+        const_parent<<<1, 1>>>(d_zc, cnt, d_err);
+        CHECK_LAUNCH();
+        CHECK(cudaDeviceSynchronize());
+        CHECK(cudaMemcpy(&errors, d_err, sizeof(int), cudaMemcpyDeviceToHost));
+        std::vector<uint32_t> want_zc(2 * cnt);
+        for (int i = 0; i < cnt; ++i) {
+            want_zc[i] = const_value(table[i % CTABLE], i);
+            want_zc[cnt + i] = const_value(table[(i + 1) % CTABLE], i);
+        }
+        std::printf("4. a child read the __constant__ table (directly and through the parent's pointer) and wrote\n"
+                    "   %d values into mapped host memory: host reads [0] = %u (CPU %u)\n", 2 * cnt, h_zc[0], want_zc[0]);
+        verdict.check(errors == 0, "no failed launch (constant / zero-copy)");
+        verdict.exact("child: __constant__ -> zero-copy vs CPU", want_zc.data(), h_zc, 2 * cnt);
+        CHECK(cudaFreeHost(h_zc));
+    }
+
+    // 5. The shared-pointer cases, run in child processes before this process used CUDA.
+    if (tool) {
+        std::printf("5. skipped: a CUDA tool is attached (the shared-pointer cases fault on purpose)\n");
+    } else {
+        std::printf("5. a __shared__ pointer (child processes): (a) device-side cudaMemsetAsync returned %s, then the host's\n"
+                    "   cudaDeviceSynchronize %s; (b) a child launched with it: launch %s, cudaDeviceSynchronize %s (printed)\n",
+                    code_name(memset_dev).c_str(), code_name(memset_host).c_str(), code_name(launch_dev).c_str(),
+                    code_name(launch_host).c_str());
+        verdict.check(memset_host != (int)cudaErrorNoDevice, "child processes ran on the GPU");
+        verdict.check(memset_dev != (int)cudaSuccess || memset_host != (int)cudaSuccess,
+                      "cudaMemsetAsync on shared memory fails");
+    }
+    for (void* p : {(void*)d_cnt, (void*)d_order, (void*)d_cells, (void*)d_cseen}) CHECK(cudaFree(p));
 
     for (void* p : {(void*)d_in, (void*)d_data, (void*)d_seen, (void*)d_child, (void*)d_seg, (void*)d_err,
                     (void*)d_isg, (void*)d_a, (void*)d_b, (void*)d_result, (void*)d_depth})

@@ -2,7 +2,8 @@
 // guide's cross-device stream / event rules as return codes, peer access and peer copies.
 //
 // Manual: G 3.2.7 多设备系统: 3.2.7.1 设备枚举, 3.2.7.2 设备选择, 3.2.7.3 流和事件行为,
-//         3.2.7.4 Peer-to-Peer的内存访问 (3.2.7.4.1 Linux上的IOMMU), 3.2.7.5 Peer-to-Peer内存拷贝.
+//         3.2.7.4 Peer-to-Peer的内存访问 (3.2.7.4.1 Linux上的IOMMU), 3.2.7.5 Peer-to-Peer内存拷贝;
+//         G 3.2.5.1 Portable Memory (可移植内存).
 // Shows:  streams and events belong to the device that was current when they were created, and
 //         cudaSetDevice() picks where allocations and launches go. The guide's rules, each checked
 //         as the return code of the call:
@@ -17,8 +18,11 @@
 //         With peer access (cudaDeviceCanAccessPeer, cudaDeviceEnablePeerAccess) a kernel on one
 //         GPU dereferences the other's memory, and cudaMemcpyPeer goes GPU to GPU (NVLink or PCIe)
 //         instead of through host memory. The copy is timed against staging through pinned host
-//         memory (D2H then H2D) in the same run. Needs two GPUs: with one it prints why and
-//         exits 77 (SKIPPED).
+//         memory (D2H then H2D) in the same run. Portable pinned memory (G 3.2.5.1): a buffer
+//         allocated with cudaHostAllocPortable | cudaHostAllocMapped while the first device is current
+//         is read in place by a kernel on the second (checked) and copied to it (GB/s against
+//         pageable memory, printed); cudaHostGetFlags of it and of a default allocation are printed.
+//         Needs two GPUs: with one it prints why and exits 77 (SKIPPED).
 // Build:  make multi_device   (nvcc -std=c++17 -O3 -arch=native -I../common -o multi_device multi_device.cu)
 // Run:    ./multi_device [--device=0] [--peer=1] [--mb=256] [--reps=10] [--csv=FILE] [--only=REGEX]
 // Output: the devices and the peer-access matrix, each rule with the error it returned, the
@@ -208,6 +212,46 @@ int main(int argc, char** argv) {
     } else {
         std::printf("\nno peer access between devices %d and %d (topology, or an IOMMU on bare-metal Linux,"
                     " 3.2.7.4.1): copies go through host memory\n", d0, d1);
+    }
+
+    // G 3.2.5.1 Portable memory: pinned memory allocated while d0 is current, with
+    // cudaHostAllocPortable (and Mapped, for the kernel below), used by d1: a kernel on d1 reads it
+    // in place, and d1 copies from it at pinned speed (timed against pageable memory, printed).
+    {
+        int pn = std::min(n, 1 << 24);  // at most 64 MB
+        size_t pbytes = (size_t)pn * sizeof(uint32_t);
+        uint32_t *hp, *hd, *hp_on_d1;
+        CHECK(cudaSetDevice(d0));
+        CHECK(cudaHostAlloc(&hp, pbytes, cudaHostAllocPortable | cudaHostAllocMapped));
+        CHECK(cudaHostAlloc(&hd, sizeof(uint32_t), cudaHostAllocDefault));  // for its flags only
+        unsigned fp = 0, fd = 0;
+        CHECK(cudaHostGetFlags(&fp, hp));
+        CHECK(cudaHostGetFlags(&fd, hd));
+        std::copy(pattern.begin(), pattern.begin() + pn, hp);
+        CHECK(cudaSetDevice(d1));
+        CHECK(cudaHostGetDevicePointer(&hp_on_d1, hp, 0));  // asked with d1 current
+        CHECK(cudaMemset(p1, 0xff, pbytes));
+        add_from<<<grid_for(pn), 256>>>(p1, hp_on_d1, pn, 9u);
+        CHECK_LAUNCH();
+        CHECK(cudaDeviceSynchronize());
+        std::vector<uint32_t> pw(pn);
+        for (int i = 0; i < pn; ++i) pw[i] = pattern[i] + 9u;
+        std::vector<uint32_t> pg = download(p1, d1, pn);
+        std::printf("\nportable pinned memory (G 3.2.5.1), allocated with device %d current: cudaHostGetFlags 0x%x "
+                    "(Portable 0x%x, Mapped 0x%x; a default allocation: 0x%x)\n", d0, fp, cudaHostAllocPortable,
+                    cudaHostAllocMapped, fd);
+        verdict.check((fp & cudaHostAllocPortable) && (fp & cudaHostAllocMapped), "flags Portable | Mapped");
+        verdict.exact("kernel on d1 reads portable memory", pw.data(), pg.data(), pn);
+        double pin_ms = bench_ms([&] { CHECK(cudaMemcpyAsync(p1, hp, pbytes, cudaMemcpyHostToDevice, 0)); }, reps);
+        double page_ms = bench_ms([&] { CHECK(cudaMemcpyAsync(p1, pattern.data(), pbytes, cudaMemcpyHostToDevice, 0)); }, reps);
+        pg = download(p1, d1, pn);
+        verdict.exact("d1 copy from pageable memory", pattern.data(), pg.data(), pn);
+        std::printf("   device %d, H2D of %.1f MB: from the portable buffer %.1f GB/s, from pageable memory %.1f GB/s "
+                    "(%.2fx; printed)\n", d1, pbytes / 1e6, gbps((double)pbytes, pin_ms), gbps((double)pbytes, page_ms),
+                    page_ms / pin_ms);
+        CHECK(cudaSetDevice(d0));
+        CHECK(cudaFreeHost(hp));
+        CHECK(cudaFreeHost(hd));
     }
 
     // 3.2.7.5 Bandwidth: GPU -> GPU copy vs staging through pinned host memory. Current device d0;

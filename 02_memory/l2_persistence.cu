@@ -2,7 +2,8 @@
 //
 // Manual: G 3.2.3 L2级设备内存管理: 3.2.3.1 为持久访问预留L2缓存, 3.2.3.2 L2持久化访问策略,
 //         3.2.3.3 L2访问属性, 3.2.3.4 L2持久性示例, 3.2.3.5 将L2 Access重置为Normal,
-//         3.2.3.7 查询L2缓存属性, 3.2.3.8 控制L2缓存预留大小用于持久内存访问.
+//         3.2.3.6 管理L2预留缓存的利用率, 3.2.3.7 查询L2缓存属性,
+//         3.2.3.8 控制L2缓存预留大小用于持久内存访问.
 // Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o l2_persistence l2_persistence.cu
 // Shows:  out[i] = 3 * stream[i] + hot[i % H]: every element of the hot buffer is reused n / H
 //         times, and between two uses of a hot line 3 x H x 4 bytes pass through L2 (more than
@@ -14,16 +15,24 @@
 //         prints the guide's claims next to what was measured: the window speeds up the hot
 //         reads, and a window twice the set-aside with hitRatio 1.0 thrashes while hitRatio =
 //         set-aside / window does not (3.2.3.2). Whether either shows depends on the GPU's L2.
+//         Two more parts: 3.2.3.6, two kernels at once in two streams, each on half the GPU and
+//         each with a window as large as the set-aside over its own hot buffer (together twice the
+//         set-aside), with hitRatio 1.0 each and 0.5 each (the guide: 1.0 each may evict each
+//         other's lines, 0.5 each less likely); and 3.2.3.2's graph form, the window set on a CUDA
+//         graph kernel node (cudaGraphKernelNodeSetAttribute with
+//         cudaKernelNodeAttributeAccessPolicyWindow), read back and timed against the stream's.
 //         At the end the L2 is reset to normal (3.2.3.5, both ways), the limit restored, and
 //         the no-window kernel timed again against (1).
-// CUDA 13: cudaStreamAttrValue is now an alias of cudaLaunchAttributeValue and
-//         cudaStreamAttributeAccessPolicyWindow of cudaLaunchAttributeAccessPolicyWindow; the
-//         guide's code compiles unchanged. Needs compute capability 8.0+ and no MIG (skips).
+// CUDA 12/13: cudaStreamAttrValue and cudaKernelNodeAttrValue are now aliases of
+//         cudaLaunchAttributeValue, cudaStreamAttributeAccessPolicyWindow and
+//         cudaKernelNodeAttributeAccessPolicyWindow of cudaLaunchAttributeAccessPolicyWindow; the
+//         guide's code (stream and graph node) compiles unchanged. Needs compute capability 8.0+ and no MIG (skips).
 // Build:  make l2_persistence      Run: ./l2_persistence [--n=2^26] [--reps=20] [--csv=FILE]
 // Output: L2 sizes, then the version table of common/results.cuh, one row per configuration
 //         (hot size, hitRatio): time, GB/s, % of cudaMemcpy D2D and the speed-ups over (1) and
 //         (2); every configuration's result is checked before any is timed; then
-//         "guide: ...; measured here: ..." lines, the time after the reset; PASSED.
+//         "guide: ...; measured here: ..." lines, the two-stream and graph-node lines, the time
+//         after the reset; PASSED.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -44,6 +53,14 @@ __global__ void hot_stream(const uint32_t* __restrict__ stream, const uint32_t* 
     // n <= 2^29, so a 32-bit modulo is enough (a 64-bit one is a long emulated sequence that
     // would make this memory-bound kernel partly compute-bound).
     if (i < n) out[i] = stream[i] * 3u + hot[(unsigned)i % (unsigned)h];
+}
+
+// The same work in a grid-stride loop, for a launch that takes only part of the GPU (3.2.3.6: two
+// kernels that run at the same time).
+__global__ void hot_stream_gs(const uint32_t* __restrict__ stream, const uint32_t* __restrict__ hot,
+                              uint32_t* __restrict__ out, long long n, long long h) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        out[i] = stream[i] * 3u + hot[(unsigned)i % (unsigned)h];
 }
 
 // The guide's stream attribute (3.2.3.2). num_bytes = 0 disables the window.
@@ -175,6 +192,112 @@ void reset_l2(Bench& bench, size_t orig_limit, Verdict& verdict) {
     verdict.check(now == orig_limit, "set-aside restored to " + std::to_string(orig_limit >> 20) + " MB");
 }
 
+// 3.2.3.6: two kernels at the same time in two streams, each window as large as the set-aside
+// (together twice it). Each kernel takes half the stream buffer and half the GPU's resident blocks,
+// so the two run side by side. Rows: no window; hitRatio 1.0 each; 0.5 each. Results are checked.
+void two_streams(Bench& bench, const DeviceInfo& dev, Verdict& verdict) {
+    const cudaDeviceProp& p = dev.prop;
+    long long hc = (long long)std::min<size_t>(bench.granted, (size_t)p.accessPolicyMaxWindowSize) / 4;
+    long long m1 = bench.n / 2, m2 = bench.n - m1;
+    std::vector<uint32_t> hot2 = random_vector<uint32_t>(2 * hc, 0u, 0xffffffffu, 3), stream(bench.n), ref(bench.n);
+    CHECK(cudaMemcpy(stream.data(), bench.d_stream, bench.bytes, cudaMemcpyDeviceToHost));
+    for (long long i = 0; i < bench.n; ++i)
+        ref[i] = stream[i] * 3u + (i < m1 ? hot2[i % hc] : hot2[hc + (i - m1) % hc]);
+    uint32_t* d_hot2;
+    CHECK(cudaMalloc(&d_hot2, 2 * hc * sizeof(uint32_t)));
+    CHECK(cudaMemcpy(d_hot2, hot2.data(), 2 * hc * sizeof(uint32_t), cudaMemcpyHostToDevice));
+    cudaStream_t s1 = bench.s, s2;
+    CHECK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
+    cudaEvent_t fork, join;
+    CHECK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+    CHECK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
+    int per_sm = 0;
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, hot_stream_gs, bench.block, 0));
+    unsigned grid = (unsigned)std::max(1, per_sm * p.multiProcessorCount / 2);
+    auto pair = [&] {  // s2 starts when s1 does; s1 ends when both are done
+        CHECK(cudaEventRecord(fork, s1));
+        CHECK(cudaStreamWaitEvent(s2, fork, 0));
+        hot_stream_gs<<<grid, bench.block, 0, s1>>>(bench.d_stream, d_hot2, bench.d_out, m1, hc);
+        hot_stream_gs<<<grid, bench.block, 0, s2>>>(bench.d_stream + m1, d_hot2 + hc, bench.d_out + m1, m2, hc);
+        CHECK(cudaEventRecord(join, s2));
+        CHECK(cudaStreamWaitEvent(s1, join, 0));
+    };
+    const float ratios[] = {0.f, 1.0f, 0.5f};  // 0: no window
+    double ms[3];
+    for (int k = 0; k < 3; ++k) {
+        CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, bench.granted));
+        float r = ratios[k];
+        set_window(s1, d_hot2, r > 0 ? hc * 4 : 0, r, cudaAccessPropertyPersisting);
+        set_window(s2, d_hot2 + hc, r > 0 ? hc * 4 : 0, r, cudaAccessPropertyPersisting);
+        CHECK(cudaCtxResetPersistingL2Cache());
+        CHECK(cudaMemsetAsync(bench.d_out, 0xff, bench.bytes, s1));
+        pair();
+        CHECK_LAUNCH();
+        CHECK(cudaMemcpyAsync(bench.out.data(), bench.d_out, bench.bytes, cudaMemcpyDeviceToHost, s1));
+        CHECK(cudaStreamSynchronize(s1));
+        char name[64];
+        std::snprintf(name, sizeof name, "two streams, %s", k == 0 ? "no window" : r == 1.f ? "hitRatio 1.00 each" : "hitRatio 0.50 each");
+        verdict.exact(name, ref.data(), bench.out.data(), bench.n);
+        ms[k] = bench_ms(pair, bench.reps, 2, s1);
+    }
+    std::printf("guide 3.2.3.6: two streams at once, each window %.1f MB = the set-aside (together 2x), %u blocks each:\n"
+                "  no window %.3f ms; hitRatio 1.00 each %.3f ms (%.2fx over no window); 0.50 each %.3f ms (%.2fx)\n"
+                "  0.50 each vs 1.00 each: %.2fx (guide: with 0.50 each the two evict each other's lines less)\n",
+                hc * 4 / 1048576.0, grid, ms[0], ms[1], ms[0] / ms[1], ms[2], ms[0] / ms[2], ms[1] / ms[2]);
+    set_window(s1, d_hot2, 0, 0.f, cudaAccessPropertyNormal);
+    set_window(s2, d_hot2, 0, 0.f, cudaAccessPropertyNormal);
+    CHECK(cudaEventDestroy(fork));
+    CHECK(cudaEventDestroy(join));
+    CHECK(cudaStreamDestroy(s2));
+    CHECK(cudaFree(d_hot2));
+}
+
+// 3.2.3.2, the graph form: a graph with one kernel node (the hot_stream launch), the window set on
+// the node, read back, then the graph launched (no window on the stream) and checked and timed.
+// Returns its median time in ms.
+double graph_node_window(Bench& bench, Verdict& verdict) {
+    long long grid = (bench.n + bench.block - 1) / bench.block, n = bench.n, h = bench.h_fit;
+    const uint32_t *stream = bench.d_stream, *hot = bench.d_hot;
+    uint32_t* out = bench.d_out;
+    void* params[] = {&stream, &hot, &out, &n, &h};
+    cudaKernelNodeParams kp = {};
+    kp.func = reinterpret_cast<void*>(hot_stream);
+    kp.gridDim = dim3((unsigned)grid);
+    kp.blockDim = dim3(bench.block);
+    kp.kernelParams = params;
+    cudaGraph_t graph;
+    cudaGraphNode_t node;
+    CHECK(cudaGraphCreate(&graph, 0));
+    CHECK(cudaGraphAddKernelNode(&node, graph, nullptr, 0, &kp));
+    cudaKernelNodeAttrValue node_attribute = {};  // the guide's names
+    node_attribute.accessPolicyWindow.base_ptr = bench.d_hot;
+    node_attribute.accessPolicyWindow.num_bytes = h * 4;
+    node_attribute.accessPolicyWindow.hitRatio = 1.0f;
+    node_attribute.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+    node_attribute.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+    CHECK(cudaGraphKernelNodeSetAttribute(node, cudaKernelNodeAttributeAccessPolicyWindow, &node_attribute));
+    cudaKernelNodeAttrValue back = {};
+    CHECK(cudaGraphKernelNodeGetAttribute(node, cudaKernelNodeAttributeAccessPolicyWindow, &back));
+    verdict.check(back.accessPolicyWindow.base_ptr == bench.d_hot && back.accessPolicyWindow.num_bytes == (size_t)h * 4 &&
+                      back.accessPolicyWindow.hitRatio == 1.0f &&
+                      back.accessPolicyWindow.hitProp == cudaAccessPropertyPersisting,
+                  "graph node window reads back");
+    cudaGraphExec_t exec;
+    CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, bench.granted));
+    set_window(bench.s, bench.d_hot, 0, 0.f, cudaAccessPropertyNormal);  // only the node's window applies
+    CHECK(cudaCtxResetPersistingL2Cache());
+    CHECK(cudaMemsetAsync(bench.d_out, 0xff, bench.bytes, bench.s));
+    CHECK(cudaGraphLaunch(exec, bench.s));
+    CHECK(cudaMemcpyAsync(bench.out.data(), bench.d_out, bench.bytes, cudaMemcpyDeviceToHost, bench.s));
+    CHECK(cudaStreamSynchronize(bench.s));
+    verdict.exact("graph kernel node with window", bench.ref_fit.data(), bench.out.data(), bench.n);
+    double ms = bench_ms([&] { CHECK(cudaGraphLaunch(exec, bench.s)); }, bench.reps, 2, bench.s);
+    CHECK(cudaGraphExecDestroy(exec));
+    CHECK(cudaGraphDestroy(graph));
+    return ms;
+}
+
 int main(int argc, char** argv) {
     Args args(argc, argv, "L2 set-aside for persisting accesses: access policy window, hitRatio sweep, reset.");
     long long n = args.integer("n", 1LL << 26, 1, 1LL << 29, "elements (uint32) of the streaming buffer");
@@ -277,6 +400,13 @@ int main(int argc, char** argv) {
                     "%.2fx -> thrashing %s\n", h_big * 4 / 1048576.0, speed("window 1.00, hot 2x", aside_big),
                     tuned, speed("window tuned, hot 2x", aside_big), thrash);
     }
+
+    two_streams(bench, dev, verdict);
+    double graph_ms = graph_node_window(bench, verdict);
+    if (const Results::Version *a = results.find(aside_fit), *w = results.find("window 1.00, hot fits"); a && w)
+        std::printf("guide 3.2.3.2, graph kernel node: window hitRatio 1.00 on the node, hot %.1f MB: %.3f ms = %.2fx over "
+                    "set-aside only (the stream window: %.2fx)\n", h_fit * 4 / 1048576.0, graph_ms, a->ms / graph_ms,
+                    a->ms / w->ms);
 
     reset_l2(bench, orig_limit, verdict);
     double after = bench.time(h_fit);

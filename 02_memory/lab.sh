@@ -6,6 +6,8 @@
 #   3. cuobjdump -sass: which global load instruction each readonly_cache kernel uses
 #   4. ncu: L2 hit rate of l2_persistence per configuration (caches not flushed between replays)
 #   5. compute-sanitizer initcheck on pitch_2d_3d: the padding of pitched rows is never read
+#   6. cuobjdump -sass: the pointer chase of latency, each load's address the last load's result
+#   7. cuobjdump -sass: the loads and stores alignment's four struct layouts compile to
 # Needs the programs built (make), ncu / cuobjdump / compute-sanitizer on PATH (steps whose
 # tool is missing are skipped with a note). NCU=... overrides the ncu binary. ncu may need
 # permission to read the GPU counters (ERR_NVGPUCTRPERM: run as root or see the ncu docs).
@@ -106,6 +108,20 @@ fi
 
 if have compute-sanitizer; then
     echo "== 5. pitch_2d_3d under initcheck (padding bytes are never written, and never read)"
-    compute-sanitizer --tool initcheck ./pitch_2d_3d --width=333 --height=97 --depth=5 2>&1 |
+    compute-sanitizer --tool initcheck ./pitch_2d_3d --width=333 --height=97 --depth=5 --time-mb=4 --reps=2 2>&1 |
         grep -E "ERROR SUMMARY|PASSED|FAILED" | sed 's/^/    /'
+fi
+
+if have cuobjdump; then
+    echo "== 6. latency: the first three loads of each chase (the address register is the last load's result)"
+    make -s --no-print-directory latency.sass &&
+    awk '/Function :/ {f = $3; k = 0}
+        f ~ /chase_(global|shared|constant|texture)/ && /(LDG|LDS|ULDC|TLD)[. ]/ && !/c\[0x0\]/ &&
+        !(f ~ /chase_shared/ && /LDG/) && k < 3 {
+            sub(/^[^A-Z]*/, ""); sub(/ *;.*/, ""); line[f] = line[f] (k ? " ; " : "") $0; k++}
+        END {for (f in line) printf "    %s: %s\n", f, line[f]}' latency.sass | demangle | sort
+    echo "== 7. alignment: global loads and stores per kernel (G 5.3.2: one instruction needs size and alignment 8 / 16)"
+    make -s --no-print-directory alignment.sass &&
+    awk '/Function :/ {f = $3} /(LDG|STG)\./ {for (i = 1; i <= NF; i++) if ($i ~ /^(LDG|STG)\./) n[f " " $i]++}
+        END {for (k in n) printf "    %s %d\n", k, n[k]}' alignment.sass | demangle | sort
 fi

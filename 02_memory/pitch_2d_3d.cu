@@ -8,9 +8,14 @@
 //         a kernel must step rows by the pitch, never by width * sizeof(float). The copies take
 //         the host's tight row length and the device pitch separately and move only the `width`
 //         bytes of each row: the padding is never written, and never read (initcheck agrees).
-// Build:  make pitch_2d_3d       Run: ./pitch_2d_3d [--width=1001] [--height=999] [--depth=65]
+//         Then 5.3.2's reason for the padding, timed: the same kernel (one element per thread,
+//         32 x 8 blocks, a warp per row segment) on a 2D array of the same odd width, --time-mb
+//         large, once with pitched rows and once with unpadded rows (row r at r * width * 4
+//         bytes, so most warps' 128 bytes start inside a 32-byte sector and touch 5 sectors).
+// Build:  make pitch_2d_3d       Run: ./pitch_2d_3d [--width=1001] [--height=999] [--depth=65] [--time-mb=256]
 // Output: the pitch and padding of each allocation, then the checks (round trip, kernel vs CPU),
-//         then PASSED.
+//         the pitched and unpadded times and their ratio, then PASSED.
+#include <algorithm>
 #include <cstdlib>
 #include <vector>
 #include "common.cuh"
@@ -46,6 +51,8 @@ int main(int argc, char** argv) {
     int width = (int)args.integer("width", 1001, 1, 1 << 16, "floats per row (odd by default: rows get padded)");
     int height = (int)args.integer("height", 999, 1, 1 << 16, "rows");
     int depth = (int)args.integer("depth", 65, 1, 4096, "slices of the 3D array");
+    int time_mb = (int)args.integer("time-mb", 256, 1, 1024, "MB of each timed 2D array (pitched vs unpadded rows)");
+    int reps = (int)args.integer("reps", 20, 1, 1000, "timed repetitions (median reported)");
     args.parse_or_exit();
     if ((long long)width * height * depth > (1LL << 28)) {
         std::fprintf(stderr, "pitch_2d_3d: error: width*height*depth must be at most 2^28 elements\n%s",
@@ -80,6 +87,39 @@ int main(int argc, char** argv) {
     touch_cpu(h2);
     verdict.exact("2D kernel via pitch vs CPU", h2.data(), back.data(), h2.size());
     CHECK(cudaFree(d2));
+
+    // ---- G 5.3.2 二维数组: pitched vs unpadded rows of the same odd width, the same kernel (an
+    // unpadded array is a pitched one whose pitch is width * sizeof(float)). grid.y <= 65535.
+    long long t_rows = std::min<long long>((long long)time_mb * (1 << 20) / (long long)row_bytes, 65535LL * 8);
+    t_rows = std::max<long long>(t_rows, 1);
+    std::vector<float> ht = random_vector<float>((size_t)width * t_rows, -1.f, 1.f, 3), tback(ht.size());
+    float *t_pitched, *t_tight;
+    size_t t_pitch;
+    CHECK(cudaMallocPitch(&t_pitched, &t_pitch, row_bytes, t_rows));
+    CHECK(cudaMalloc(&t_tight, row_bytes * t_rows));
+    CHECK(cudaMemcpy2D(t_pitched, t_pitch, ht.data(), row_bytes, row_bytes, t_rows, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(t_tight, ht.data(), row_bytes * t_rows, cudaMemcpyHostToDevice));
+    dim3 t_grid((width + 31) / 32, (unsigned)((t_rows + 7) / 8));
+    auto pitched = [&] { touch_2d<<<t_grid, block>>>(t_pitched, t_pitch, width, (int)t_rows); };
+    auto tight = [&] { touch_2d<<<t_grid, block>>>(t_tight, row_bytes, width, (int)t_rows); };
+    pitched();
+    CHECK_LAUNCH();
+    tight();
+    CHECK_LAUNCH();
+    touch_cpu(ht);
+    CHECK(cudaMemcpy2D(tback.data(), row_bytes, t_pitched, t_pitch, row_bytes, t_rows, cudaMemcpyDeviceToHost));
+    verdict.exact("timed array, pitched rows vs CPU", ht.data(), tback.data(), ht.size());
+    std::fill(tback.begin(), tback.end(), -99.f);
+    CHECK(cudaMemcpy(tback.data(), t_tight, row_bytes * t_rows, cudaMemcpyDeviceToHost));
+    verdict.exact("timed array, unpadded rows vs CPU", ht.data(), tback.data(), ht.size());
+    double ms_pitched = bench_ms(pitched, reps), ms_tight = bench_ms(tight, reps);
+    double moved = 2.0 * row_bytes * t_rows;  // each element read and written once
+    std::printf("timed: %d x %lld floats (%.0f MB): pitched rows (%zu bytes) %.1f us, %.0f GB/s; unpadded rows (%zu "
+                "bytes) %.1f us, %.0f GB/s\nunpadded / pitched time: %.2fx (G 5.3.2: padded rows keep every warp's "
+                "row segment aligned)\n", width, t_rows, row_bytes * t_rows / 1048576.0, t_pitch, 1e3 * ms_pitched,
+                gbps(moved, ms_pitched), row_bytes, 1e3 * ms_tight, gbps(moved, ms_tight), ms_tight / ms_pitched);
+    CHECK(cudaFree(t_pitched));
+    CHECK(cudaFree(t_tight));
 
     // ---- 3D: cudaMalloc3D + cudaMemcpy3D
     std::vector<float> h3 = random_vector<float>((size_t)width * height * depth, -1.f, 1.f, 2);

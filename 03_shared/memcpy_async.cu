@@ -135,8 +135,9 @@ __global__ void async_pipeline(const unsigned* in, unsigned* out, long long n, i
 // Bulk version: one thread asks for the whole 4 KB tile with one cuda::memcpy_async completing on a
 // block-scope cuda::barrier in shared memory. On sm_90 libcu++ turns that into one cp.async.bulk
 // (the copy engine moves the tile; the barrier counts its bytes), so the other 255 threads issue no
-// load at all. All threads then arrive_and_wait on the tile's barrier. Partial tiles: every thread
-// copies single words with the same barrier.
+// load at all. All threads then arrive_and_wait on the tile's barrier. The partial last tile is
+// copied with ordinary loads and stores by all threads: the barrier's arrival (a release) and its
+// wait (an acquire) make them visible to the whole block, as __syncthreads would.
 template <int Stages>
 __global__ void async_bulk(const unsigned* in, unsigned* out, long long n, int rounds) {
     __shared__ __align__(128) unsigned tile[Stages][kTile];
@@ -156,8 +157,8 @@ __global__ void async_bulk(const unsigned* in, unsigned* out, long long n, int r
         int len = tile_len(k);
         if (len == kTile) {
             if (threadIdx.x == 0) cuda::memcpy_async(dst, src, cuda::aligned_size_t<16>(kTile * sizeof(unsigned)), bar[k % Stages]);
-        } else {
-            for (int i = threadIdx.x; i < len; i += blockDim.x) cuda::memcpy_async(dst + i, src + i, sizeof(unsigned), bar[k % Stages]);
+        } else {  // the partial last tile: ordinary loads; the barrier's arrive/wait below orders them
+            for (int i = threadIdx.x; i < len; i += blockDim.x) dst[i] = src[i];
         }
     };
     for (long long k = 0; k < mine && k < Stages; ++k) fetch(k);

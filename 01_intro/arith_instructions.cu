@@ -217,6 +217,7 @@ int main(int argc, char** argv) {
             CHECK(cudaMemset(d_out, 0xff, n * sizeof(float)));  // NaN: an element not written fails
             builds[b].run(op, d_x, d_y, d_out, n, 1, h);
             CHECK(cudaMemcpy(out.data(), d_out, n * sizeof(float), cudaMemcpyDeviceToHost));
+            lab_corrupt(out.data(), n);  // CUDA_LAB_CORRUPT (corrupt.h): the bound check must be able to fail
             for (long long i = 0; i < n; ++i) {
                 Bound bd = bound_of(op, b, x[i]);
                 if (bd.kind == ABS || bd.kind == NONE) {

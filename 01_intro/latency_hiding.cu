@@ -141,6 +141,7 @@ int main(int argc, char** argv) {
             CHECK_LAUNCH();
             uint32_t got = 0;
             CHECK(cudaMemcpy(&got, d_total, sizeof(got), cudaMemcpyDeviceToHost));
+            lab_corrupt(&got, 1);  // CUDA_LAB_CORRUPT (corrupt.h): this check must be able to fail
             loads_ok &= got == want;
             // The total keeps accumulating over the timed runs; only the first run was checked.
             bw[u] = gbps(n * 4.0, bench_ms([&] { loads(u); }, reps));
@@ -158,8 +159,13 @@ int main(int argc, char** argv) {
             std::vector<float> got(threads);
             CHECK(cudaMemcpy(got.data(), d_out, threads * sizeof(float), cudaMemcpyDeviceToHost));
             const long long step = std::max(1LL, threads / 64);
-            for (long long t = 0; t < threads; t += step)
-                fma_ok &= got[t] == fma_chains_cpu(t, U, rounds, fa, fb);
+            std::vector<float> sample, want_sample;  // every step-th thread
+            for (long long t = 0; t < threads; t += step) {
+                sample.push_back(got[t]);
+                want_sample.push_back(fma_chains_cpu(t, U, rounds, fa, fb));
+            }
+            lab_corrupt(sample.data(), sample.size());  // CUDA_LAB_CORRUPT: a sampled value, not an unchecked one
+            fma_ok &= sample == want_sample;
             gflops[c] = 2.0 * threads * U * rounds / (bench_ms(run, reps) * 1e6);
         }
         std::printf("%8d %7d x %-5d %8zuK | %6.0f %6.0f %6.0f %6.0f %9.1f%% | %9.0f %9.0f%s\n", warps, k, block,

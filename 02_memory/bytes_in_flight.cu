@@ -109,6 +109,7 @@ double dram_latency_ns(const DeviceInfo& dev, Verdict& verdict) {
     long long ns = 0;
     CHECK(cudaMemcpy(&last, d_last, 8, cudaMemcpyDeviceToHost));
     CHECK(cudaMemcpy(&ns, d_ns, 8, cudaMemcpyDeviceToHost));
+    lab_corrupt(&last, 1);  // CUDA_LAB_CORRUPT (corrupt.h): this check must be able to fail
     uint32_t j = 0;
     for (uint32_t s = 0; s < nodes; ++s) j = next[j];  // the CPU walk: one cycle, back at node 0
     verdict.check(j == 0 && last == base, "DRAM chase: back at node 0 after one cycle");

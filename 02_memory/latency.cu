@@ -205,6 +205,7 @@ int main(int argc, char** argv) {
     auto fetch = [&] {
         CHECK_LAUNCH();
         CHECK(cudaMemcpy(&t, d_t, sizeof t, cudaMemcpyDeviceToHost));
+        lab_corrupt(&t.last, 1);  // CUDA_LAB_CORRUPT (corrupt.h): each check of GPU data compares t.last
     };
     // Warm levels walk their cycle `rounds` times: at least 8192 * passes steps, whole cycles.
     auto rounds_for = [&](long long nodes) { return std::max<long long>(1, (8192LL * passes + nodes - 1) / nodes); };

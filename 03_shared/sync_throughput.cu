@@ -157,6 +157,7 @@ int main(int argc, char** argv) {
             CHECK(cudaDeviceSynchronize());
             std::vector<uint32_t> got(threads), want(threads);
             CHECK(cudaMemcpy(got.data(), d_out, threads * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+            lab_corrupt(got.data(), got.size());  // CUDA_LAB_CORRUPT (corrupt.h): `got != want` must see it
             for (long long g = 0; g < threads; ++g) {
                 if (!handoff) {
                     want[g] = (uint32_t)iters;

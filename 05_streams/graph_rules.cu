@@ -159,6 +159,10 @@ int main(int argc, char** argv) {
     for (uint32_t** p : {&d_in, &d_x, &d_y, &d_z, &d_w}) CHECK(cudaMalloc(p, bytes));
     CHECK(cudaMemcpy(d_in, in.data(), bytes, cudaMemcpyHostToDevice));
     CHECK(cudaMemset(d_x, 0, bytes));
+    // Part 2's relaxed-mode cudaMemcpy is allowed and reads d_w while the captured kernel that would
+    // write it has not run (a capture records, it does not execute): d_w needs defined content
+    // (compute-sanitizer --tool initcheck reports a copy of never-written memory). The copy's result is unused.
+    CHECK(cudaMemset(d_w, 0, bytes));
     cudaStream_t s1, s2, s3;
     for (cudaStream_t* s : {&s1, &s2, &s3}) CHECK(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking));
 

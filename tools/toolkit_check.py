@@ -16,8 +16,8 @@ a Makefile names its own (compilation.cu's five). The toolkits:
   13.x  a whole newer toolchain from PyPI: nvidia-cuda-nvcc, -crt, nvvm, -runtime, -nvrtc and
         nvidia-cuda-cccl, run with its own nvcc.
 
-cuBLAS's headers are the installed toolkit's in every case (a cuBLAS wheel is ~500 MB); the tree
-calls cublasCreate, cublasSetMathMode, cublasSgemm, cublasGetStatusString and cublasDestroy.
+cuBLAS's headers come from nvidia-cublas[-cu12], the newest release of the toolkit's major.minor
+(its wheel is ~500 MB: only the headers are kept; shared libraries are never unpacked).
 
 The packages are downloaded once into .toolkits/ (ignored by git). A toolkit whose packages cannot
 be downloaded is reported `SKIPPED` with pip's reason. Exit 0: every file compiled with every
@@ -122,14 +122,14 @@ def pip_download(specs, dest):
     return None
 
 
-def extract(wheel_dir, pattern, dest, include_only):
-    for whl in sorted(wheel_dir.glob(pattern)):
-        with zipfile.ZipFile(whl) as z:
+def extract(whl, dest, include_only):
+    """Unpacks a wheel's headers (include_only), or all of it but its shared libraries."""
+    with zipfile.ZipFile(whl) as z:
             for info in z.infolist():
                 name = info.filename
                 if include_only and "/include/" not in name:
                     continue
-                if ".dist-info/" in name or name.endswith("/"):
+                if ".dist-info/" in name or name.endswith("/") or "/lib/" in name:
                     continue
                 target = dest / name
                 target.parent.mkdir(parents=True, exist_ok=True)
@@ -146,43 +146,38 @@ def setup(version):
     stamp = dest / ".complete"
     major = version.split(".")[0]
     wheels = CACHE / "wheels"
+    minor = ".".join(version.split(".")[:2])
+    # cuBLAS is numbered on its own; its newest release of the toolkit's major.minor.
     if major == "12":
         specs = [f"nvidia-cuda-runtime-cu12=={version}", f"nvidia-cuda-nvrtc-cu12=={version}",
-                 f"nvidia-cuda-cccl-cu12=={CCCL12}"]
+                 f"nvidia-cuda-cccl-cu12=={CCCL12}", f"nvidia-cublas-cu12=={minor}.*"]
     elif major == "13":
         cccl = CCCL13.get(version)
         specs = [f"nvidia-cuda-{p}=={version}" for p in ("nvcc", "crt", "runtime", "nvrtc")]
-        specs += [f"nvidia-nvvm=={version}", f"nvidia-cuda-cccl=={cccl}" if cccl else "nvidia-cuda-cccl"]
+        specs += [f"nvidia-nvvm=={version}", f"nvidia-cuda-cccl=={cccl}" if cccl else "nvidia-cuda-cccl",
+                  f"nvidia-cublas=={minor}.*"]
     else:
         return None, None, f"unknown toolkit version {version}"
     if not stamp.exists():
+        shutil.rmtree(wheels, ignore_errors=True)  # one toolkit's wheels at a time (cuBLAS: ~500 MB)
         why = pip_download(specs, wheels)
         if why:
             return None, None, why
         shutil.rmtree(dest, ignore_errors=True)
-        names = [s.split("==")[0].replace("-", "_") for s in specs]
-        for name, spec in zip(names, specs):
-            v = spec.split("==")[1] if "==" in spec else ""
-            extract(wheels, f"{name}-{v}*.whl" if v else f"{name}-*.whl", dest, include_only=major == "12")
-        stamp.write_text(" ".join(specs) + "\n")
+        got = []
+        for whl in sorted(wheels.glob("*.whl")):
+            extract(whl, dest, include_only=major == "12" or "cublas" in whl.name)
+            got.append("==".join(whl.name.split("-")[:2]))
+        shutil.rmtree(wheels, ignore_errors=True)
+        stamp.write_text(" ".join(got) + "\n")
     desc = open(stamp).read().strip()
     if major == "12":
-        inc = [str(dest / "nvidia" / p / "include") for p in ("cuda_runtime", "cuda_nvrtc")]
-        flags = [f"-I{inc[0]}", f"-I{inc[1]}", "-isystem", str(dest / "nvidia/cuda_cccl/include")]
-        return "nvcc", flags, desc
-    top = dest / "nvidia" / "cu13"
-    nvcc = top / "bin" / "nvcc"
+        flags = [f"-I{dest / 'nvidia' / p / 'include'}" for p in ("cuda_runtime", "cuda_nvrtc", "cublas")]
+        return "nvcc", flags + ["-isystem", str(dest / "nvidia/cuda_cccl/include")], desc
+    nvcc = dest / "nvidia" / "cu13" / "bin" / "nvcc"  # its nvcc.profile finds include/ and nvvm/
     if not nvcc.exists():
         return None, None, f"{nvcc} missing after install"
-    # cuBLAS from the installed toolkit, and nothing else from it: a folder with just its headers.
-    blas = dest / "cublas-include"
-    blas.mkdir(exist_ok=True)
-    sysinc = Path(shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc").resolve().parent.parent / "include"
-    for h in sysinc.glob("cublas*.h"):
-        link = blas / h.name
-        if not link.exists():
-            link.symlink_to(h)
-    return str(nvcc), [f"-I{blas}"], desc
+    return str(nvcc), [], desc
 
 
 # ---- running -------------------------------------------------------------------------------------

@@ -10,8 +10,8 @@ link) with another toolkit's runtime headers first on the include path. The arch
 compute_90 (ARCH=compute_90: cicc compiles the device code to PTX, ptxas is not run), except where
 a Makefile names its own (compilation.cu's five). The toolkits:
 
-  12.x  the installed nvcc with the runtime headers of nvidia-cuda-runtime-cu12 and
-        nvidia-cuda-nvrtc-cu12 of that version, and the CCCL of nvidia-cuda-cccl-cu12 12.9
+  12.x  the installed nvcc with the runtime headers of nvidia-cuda-runtime-cu12 of that version,
+        nvidia-cuda-nvrtc-cu12 of its major.minor, and the CCCL of nvidia-cuda-cccl-cu12 12.9
         (older CCCL does not work with nvcc 13's own front end);
   13.x  a whole newer toolchain from PyPI: nvidia-cuda-nvcc, -crt, nvvm, -runtime, -nvrtc and
         nvidia-cuda-cccl, run with its own nvcc.
@@ -149,7 +149,7 @@ def setup(version):
     minor = ".".join(version.split(".")[:2])
     # cuBLAS is numbered on its own; its newest release of the toolkit's major.minor.
     if major == "12":
-        specs = [f"nvidia-cuda-runtime-cu12=={version}", f"nvidia-cuda-nvrtc-cu12=={version}",
+        specs = [f"nvidia-cuda-runtime-cu12=={version}", f"nvidia-cuda-nvrtc-cu12=={minor}.*",
                  f"nvidia-cuda-cccl-cu12=={CCCL12}", f"nvidia-cublas-cu12=={minor}.*"]
     elif major == "13":
         cccl = CCCL13.get(version)

@@ -11,12 +11,15 @@
 #                     rows to results/<gpu>.csv, redraw every figure, rewrite the README tables
 #   make readme-results   no GPU needed: redraw the figures and rewrite the README tables from
 #                     the CSV files already in the repository
+#   make test-toolkits    no GPU needed: compile every .cu file against CUDA 12.x (oldest and
+#                     newest) and the newest 13.x headers from the Python package index
+#                     (tools/toolkit_check.py; packages cached in .toolkits/), then its tests
 #   make clean
 include jobs.mk
 CHAPTERS := $(wildcard 0[0-9]_*)
 CUDA_PATH ?= $(patsubst %/bin/nvcc,%,$(shell command -v nvcc 2>/dev/null))
 
-.PHONY: all test run clean gpu-check check results readme-results $(CHAPTERS)
+.PHONY: all test test-toolkits run clean gpu-check check results readme-results $(CHAPTERS)
 
 all: $(CHAPTERS) tests/gpu_probe tests/unit/test_common
 
@@ -56,6 +59,10 @@ results:
 	  exit 0; fi; \
 	for d in $(CHAPTERS); do $(MAKE) --no-print-directory -C $$d results || exit 1; done; \
 	$(PYTHON) tools/results.py collect && $(MAKE) --no-print-directory readme-results
+
+test-toolkits:
+	@$(PYTHON) tools/toolkit_check.py
+	@TOOLKIT_CHECK=1 $(PYTHON) -m pytest tests/test_toolkits.py -q -rs -p no:cacheprovider
 
 readme-results:
 	@for d in $(CHAPTERS); do if [ -f $$d/plot.py ]; then $(PYTHON) $$d/plot.py || exit 1; fi; done

@@ -39,7 +39,7 @@ BUILD := $(if $(HAVE_OPENCV),$(PROGRAMS),$(filter-out $(IMAGE_PROGRAMS),$(PROGRA
 COMMON_HEADERS := $(wildcard $(COMMON_DIR)/*.h $(COMMON_DIR)/*.cuh)
 
 .DEFAULT_GOAL := all
-.PHONY: all run test clean list profile opencv-notice
+.PHONY: all run test clean list image-programs profile opencv-notice
 
 all: $(BUILD) $(EXTRA_TARGETS) opencv-notice
 
@@ -91,6 +91,10 @@ PYTHON ?= $(if $(wildcard $(COMMON_DIR)/../.venv/bin/python),$(COMMON_DIR)/../.v
 
 list:
 	@for p in $(PROGRAMS); do echo $$p; done
+
+# For tools/toolkit_check.py: whether OpenCV was found (yes / no), then the programs that need it.
+image-programs:
+	@echo $(if $(HAVE_OPENCV),yes,no) $(IMAGE_PROGRAMS)
 
 clean:
 	rm -f $(PROGRAMS) $(EXTRA_TARGETS) $(CLEAN_EXTRA) *.o *.sass *.regs *.png *.csv

@@ -6,8 +6,13 @@
 //         while the program runs. Version 1 asks NVRTC for a cubin (SASS) for exactly this GPU's
 //         architecture; version 2 asks for PTX only and lets the driver JIT-compile it when the
 //         module is loaded - the path the guide describes for running on GPUs newer than the
-//         compiler. Both are loaded with the runtime's library API (cudaLibraryLoadData,
-//         cudaLibraryGetKernel) and launched with cudaLaunchKernel; no -lcuda needed.
+//         compiler. Both are loaded and launched through compat::load_kernel / launch_loaded
+//         (common/cuda_compat.cuh): with CUDA 12.8 and newer that is the runtime's library API
+//         (cudaLibraryLoadData, cudaLibraryGetKernel, then cudaLaunchKernel with the
+//         cudaKernel_t); with older toolkits the driver API's cuModuleLoadData,
+//         cuModuleGetFunction and cuLaunchKernel, reached through cudaGetDriverEntryPoint. The
+//         guide points to the driver API (cuModuleLoadData); neither route links -lcuda, which
+//         would keep the program from starting on a machine without the driver.
 // Build:  make nvrtc_saxpy       (links -lnvrtc)
 // Run:    ./nvrtc_saxpy [--n=2^24] [--a=2.5] [--reps=20]
 // Output: NVRTC version, compile / load times and code sizes for both paths, kernel time and
@@ -18,6 +23,7 @@
 #include <vector>
 #include <nvrtc.h>
 #include "common.cuh"
+#include "cuda_compat.cuh"
 
 // NVRTC has its own error type; a failed compile also leaves a log worth printing.
 #define NVRTC_CHECK(call)                                                                       \
@@ -32,7 +38,7 @@
     } while (0)
 
 // The device code, as the program carries it: plain text. extern "C" keeps the name unmangled,
-// so cudaLibraryGetKernel can find it as "saxpy". fmaf makes the rounding explicit (one rounding
+// so the loader can find it as "saxpy". fmaf makes the rounding explicit (one rounding
 // of a*x+y), so the CPU reference below can be bit-identical.
 static const char* kSaxpySource = R"(
 extern "C" __global__ void saxpy(float a, const float* x, const float* y, float* out, long long n) {
@@ -130,18 +136,15 @@ int main(int argc, char** argv) {
     // with lazy loading (the default since CUDA 12.2) part of it may move to the first launch.
     unsigned grid = (unsigned)((n + block - 1) / block);
     void* kargs[] = {(void*)&a, (void*)&d_x, (void*)&d_y, (void*)&d_out, (void*)&n};
-    std::vector<cudaLibrary_t> libs(versions.size());
-    std::vector<cudaKernel_t> kernels(versions.size());
+    std::vector<compat::LoadedKernel> kernels(versions.size());
     std::vector<double> load_ms(versions.size());
     for (size_t k = 0; k < versions.size(); ++k) {
         CpuTimer t;
-        CHECK(cudaLibraryLoadData(&libs[k], versions[k].code.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
-        CHECK(cudaLibraryGetKernel(&kernels[k], libs[k], "saxpy"));
+        CHECK(compat::load_kernel(&kernels[k], versions[k].code.data(), "saxpy"));  // load + look up
         load_ms[k] = t.stop_ms();
     }
-    // cudaLaunchKernel accepts a cudaKernel_t in place of a __global__ function's address.
     auto launcher = [&](size_t k) {
-        return [&, k] { CHECK(cudaLaunchKernel((const void*)kernels[k], grid, block, kargs, 0, 0)); };
+        return [&, k] { CHECK(compat::launch_loaded(kernels[k], grid, block, kargs)); };
     };
 
     // Validate every version before timing any of them.
@@ -161,7 +164,7 @@ int main(int argc, char** argv) {
         std::printf("%-18s %9zu %11.1f %13.1f %10.3f %9.1f\n", versions[k].target.c_str(), versions[k].code.size(),
                     versions[k].ms, load_ms[k], ms, gbps(3.0 * bytes, ms));  // read x and y, write out
     }
-    for (auto lib : libs) CHECK(cudaLibraryUnload(lib));
+    for (auto& k : kernels) CHECK(compat::unload_kernel(k));
     std::printf("compile time is paid once per run (NVRTC) or once per driver (PTX JIT, then cached)\n");
 
     CHECK(cudaFree(d_x));

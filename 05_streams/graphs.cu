@@ -20,7 +20,11 @@
 //              (cudaGraphExecKernelNodeSetParams) without touching the graph it came from.
 //         CUDA 12+ signatures (the guide's listings use the older ones): cudaGraphInstantiate(&exec,
 //         graph, flags); cudaGraphExecUpdate(exec, graph, &cudaGraphExecUpdateResultInfo);
-//         CUDA 13 adds an edge-data argument to cudaGraphAddDependencies and cudaGraphGetEdges.
+//         CUDA 13 adds an edge-data argument to cudaGraphAddDependencies and cudaGraphGetEdges
+//         (the guide's and CUDA 12's cudaGraphAddDependencies(graph, from, to, n) becomes
+//         (graph, from, to, edgeData, n); 12.3-12.9 call that form ..._v2): the program calls
+//         compat::graph_add_dependencies / graph_get_edges (common/cuda_compat.cuh), which
+//         build with CUDA 12.x and 13.x.
 // Build:  make graphs   (nvcc -std=c++17 -O3 -arch=native -I../common -o graphs graphs.cu)
 // Run:    ./graphs [--n=2^20] [--kernels=1000] [--reps=20] [--csv=FILE] [--only=REGEX]
 // Output: node / edge counts and checks, a stream-vs-graph table (time per K launches, x stream),
@@ -30,6 +34,7 @@
 #include <string>
 #include <vector>
 #include "common.cuh"
+#include "cuda_compat.cuh"
 #include "results.cuh"
 
 // out = in1 * mul + in2 + add (in2 may be null), in 32-bit unsigned arithmetic: wraps the same
@@ -107,8 +112,9 @@ cudaKernelNodeParams combine_params(void** args, int n) {
 
 void count_nodes_edges(cudaGraph_t g, size_t* nodes, size_t* edges) {
     CHECK(cudaGraphGetNodes(g, nullptr, nodes));
-    // Null from/to/edgeData: only count. (CUDA 13 added the edgeData argument.)
-    CHECK(cudaGraphGetEdges(g, nullptr, nullptr, nullptr, edges));
+    // Null from/to: only count. CUDA 13: cudaGraphGetEdges(g, from, to, edgeData, &n); 12.x:
+    // (g, from, to, &n) - compat::graph_get_edges (common/cuda_compat.cuh) calls the right one.
+    CHECK(compat::graph_get_edges(g, nullptr, nullptr, edges));
 }
 
 // Poisons d, launches the executable graph, waits, and compares d with the CPU's result.
@@ -187,7 +193,9 @@ int main(int argc, char** argv) {
     CHECK(cudaGraphAddKernelNode(&nc, api_graph, nullptr, 0, &kp_c));
     CHECK(cudaGraphAddKernelNode(&nd, api_graph, nullptr, 0, &kp_d));
     cudaGraphNode_t from[4] = {na, na, nb, nc}, to[4] = {nb, nc, nd, nd};  // A->B, A->C, B->D, C->D
-    CHECK(cudaGraphAddDependencies(api_graph, from, to, nullptr, 4));        // null edge data: plain edges
+    // CUDA 13: cudaGraphAddDependencies(graph, from, to, edgeData, n), edgeData null for plain edges;
+    // 12.x and the guide: (graph, from, to, n). compat:: picks the form of the toolkit in use.
+    CHECK(compat::graph_add_dependencies(api_graph, from, to, 4));
     size_t nodes = 0, edges = 0;
     count_nodes_edges(api_graph, &nodes, &edges);
     std::printf("1. diamond A->{B,C}->D, graph API: %zu nodes, %zu edges\n", nodes, edges);

@@ -12,7 +12,10 @@
 //         the bus through a mapping instead, and SetAccessedBy(GPU) keeps that mapping in the
 //         GPU's page tables so that even its first access does not fault.
 //         CUDA 13 signature: cudaMemAdvise(ptr, bytes, advice, cudaMemLocation{type, id}); the
-//         book's cudaMemAdvise(ptr, bytes, advice, device) no longer compiles.
+//         book's cudaMemAdvise(ptr, bytes, advice, device) no longer compiles. CUDA 12.2-12.9 have
+//         both, the location form as cudaMemAdvise_v2: the program calls compat::mem_advise
+//         (common/cuda_compat.cuh), which builds with each. The host location and the attribute
+//         cudaMemRangeAttributePreferredLocationType exist from CUDA 12.2.
 //         Every round the GPU sums the data (64-bit integer sum, exact) and the sum is checked
 //         against the CPU's; each configuration starts from a fresh cudaMallocManaged.
 // Build:  make um_advise  (nvcc -std=c++17 -O3 -arch=native -I../common -o um_advise um_advise.cu)
@@ -24,6 +27,7 @@
 #include <string>
 #include <vector>
 #include "common.cuh"
+#include "cuda_compat.cuh"
 
 // Seeded pseudo-random 32-bit values, different in every round.
 inline uint32_t value(long long i, int round) {
@@ -86,11 +90,8 @@ int main(int argc, char** argv) {
     CHECK(cudaMalloc(&d_total, sizeof *d_total));
     const int block = 256;
     int grid = dev.prop.multiProcessorCount * 8;
-    cudaMemLocation gpu{}, cpu{};
-    gpu.type = cudaMemLocationTypeDevice;
-    gpu.id = dev.id;
-    cpu.type = cudaMemLocationTypeHost;  // id ignored
-    cpu.id = 0;
+    // {cudaMemLocationTypeDevice, dev.id} and {cudaMemLocationTypeHost, id ignored}
+    cudaMemLocation gpu = compat::device_location(dev.id), cpu = compat::host_location();
 
     const Config configs[] = {
         {"A read-mostly, no advice", READ_MOSTLY, false, false, false},
@@ -106,9 +107,9 @@ int main(int argc, char** argv) {
     for (const Config& c : configs) {
         uint32_t* data;
         CHECK(cudaMallocManaged(&data, bytes));
-        if (c.read_mostly) CHECK(cudaMemAdvise(data, bytes, cudaMemAdviseSetReadMostly, gpu));  // location ignored
-        if (c.prefer_cpu) CHECK(cudaMemAdvise(data, bytes, cudaMemAdviseSetPreferredLocation, cpu));
-        if (c.accessed_by_gpu) CHECK(cudaMemAdvise(data, bytes, cudaMemAdviseSetAccessedBy, gpu));
+        if (c.read_mostly) CHECK(compat::mem_advise(data, bytes, cudaMemAdviseSetReadMostly, gpu));  // location ignored
+        if (c.prefer_cpu) CHECK(compat::mem_advise(data, bytes, cudaMemAdviseSetPreferredLocation, cpu));
+        if (c.accessed_by_gpu) CHECK(compat::mem_advise(data, bytes, cudaMemAdviseSetAccessedBy, gpu));
 
         // The advice is recorded on the range: read it back.
         int rm = -1, ptype = -1, by[4] = {-9, -9, -9, -9};

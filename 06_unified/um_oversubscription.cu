@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 #include "common.cuh"
+#include "cuda_compat.cuh"
 
 // Seeded pseudo-random 32-bit values, different in every round.
 inline uint32_t value(size_t i, int round) {
@@ -133,13 +134,12 @@ int main(int argc, char** argv) {
     // resident pages (the same work: check and rewrite every word); then prefetch it to the GPU and
     // run the kernel on resident pages. The time a demand-paged pass spends on migration is its time
     // minus the same pass on resident pages: that, not the whole pass, compares with a prefetch.
-    cudaMemLocation gpu{}, cpu{};
-    gpu.type = cudaMemLocationTypeDevice;
-    gpu.id = dev.id;
-    cpu.type = cudaMemLocationTypeHost;
-    cpu.id = 0;
+    // Locations: {cudaMemLocationTypeDevice, dev.id} and {cudaMemLocationTypeHost, 0}. The book's
+    // int-device form (dev.id / cudaCpuDeviceId) is gone in CUDA 13; 12.2-12.9 name the
+    // cudaMemLocation form cudaMemPrefetchAsync_v2 - compat::mem_prefetch_async picks it.
+    cudaMemLocation gpu = compat::device_location(dev.id), cpu = compat::host_location();
     gt.start();
-    CHECK(cudaMemPrefetchAsync(data, bytes, cpu, 0, 0));  // CUDA 13: cudaMemLocation + flags
+    CHECK(compat::mem_prefetch_async(data, bytes, cpu));  // CUDA 13: (ptr, bytes, location, flags, stream)
     double to_cpu_ms = gt.stop();
     lab_corrupt(data, n);  // CUDA_LAB_CORRUPT: the check below must be able to fail (corrupt.h)
     CpuTimer ct;
@@ -148,7 +148,7 @@ int main(int argc, char** argv) {
     Verdict verdict;
     verdict.check(bad == 0, "every round's GPU result on the CPU");
     gt.start();
-    CHECK(cudaMemPrefetchAsync(data, bytes, gpu, 0, 0));
+    CHECK(compat::mem_prefetch_async(data, bytes, gpu));
     double to_gpu_ms = gt.stop();
     gt.start();
     transform_kernel<<<grid, block>>>(data, n);

@@ -27,6 +27,7 @@
 #include <cstring>
 #include <vector>
 #include "common.cuh"
+#include "cuda_compat.cuh"
 #include "results.cuh"
 
 // Seeded pseudo-random input that the CPU and the GPU init kernels compute alike, so all four
@@ -153,9 +154,7 @@ int main(int argc, char** argv) {
         std::memcpy(mx, hx.data(), bytes);
         std::memcpy(my, hy.data(), bytes);
     };
-    cudaMemLocation gpu_loc{};
-    gpu_loc.type = cudaMemLocationTypeDevice;
-    gpu_loc.id = dev.id;
+    cudaMemLocation gpu_loc = compat::device_location(dev.id);  // {cudaMemLocationTypeDevice, dev.id}
 
     GpuTimer aside;  // times the untimed-by-the-table parts: init kernels and prefetches
     std::vector<double> init_ms, init_page_ms, prefetch_ms;
@@ -180,10 +179,12 @@ int main(int argc, char** argv) {
     auto reset_prefetch = [&] {
         fresh();
         cpu_init();
-        // CUDA 13: the destination is a cudaMemLocation (type + id) and a flags word follows.
+        // The book: cudaMemPrefetchAsync(ptr, bytes, device, stream). CUDA 13: the destination is a
+        // cudaMemLocation (type + id) and a flags word follows: (ptr, bytes, location, 0, stream);
+        // CUDA 12.2-12.9 call that form cudaMemPrefetchAsync_v2. compat:: calls the toolkit's own.
         aside.start();
-        CHECK(cudaMemPrefetchAsync(mx, bytes, gpu_loc, 0, 0));
-        CHECK(cudaMemPrefetchAsync(my, bytes, gpu_loc, 0, 0));
+        CHECK(compat::mem_prefetch_async(mx, bytes, gpu_loc));
+        CHECK(compat::mem_prefetch_async(my, bytes, gpu_loc));
         prefetch_ms.push_back(aside.stop());
     };
 

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 #include "common.cuh"
+#include "cuda_compat.cuh"
 #include "results.cuh"
 
 constexpr int BLOCK = 256;
@@ -141,11 +142,11 @@ void notes_version(const DeviceInfo& dev, long long count, int reps, Verdict& ve
 
     // The kernel alone: input already in GPU memory, events, median.
     if (concurrent) {
-        cudaMemLocation gpu{};
-        gpu.type = cudaMemLocationTypeDevice;
-        gpu.id = dev.id;
-        CHECK(cudaMemPrefetchAsync(source, bytes, gpu, 0, 0));
-        CHECK(cudaMemPrefetchAsync(result, sizeof(unsigned), gpu, 0, 0));
+        // CUDA 13: cudaMemPrefetchAsync(ptr, bytes, cudaMemLocation{device, id}, flags, stream); 12.x:
+        // (ptr, bytes, device, stream), or the location form as ..._v2 from 12.2. compat:: picks one.
+        cudaMemLocation gpu = compat::device_location(dev.id);
+        CHECK(compat::mem_prefetch_async(source, bytes, gpu));
+        CHECK(compat::mem_prefetch_async(result, sizeof(unsigned), gpu));
     }
     double kernel_ms = bench_ms([&] {
         CHECK(cudaMemsetAsync(result, 0, sizeof(unsigned)));

@@ -3,6 +3,7 @@
 #pragma once
 #include "args.h"
 #include "check.cuh"
+#include "cuda_compat.cuh"
 #include "compare.h"
 #include "device.cuh"
 #include "random.h"

@@ -26,13 +26,13 @@ __global__ void add(long long n, const float* x, float* y) {
 
 // ---- your change: begin (runs after the CPU has written x and y, before add() is launched; untimed) ----
 // Move the pages to the GPU in bulk before the launch, instead of one page fault (and one small
-// transfer) at a time inside add(). CUDA 13: the destination is a cudaMemLocation, then flags = 0.
+// transfer) at a time inside add(). CUDA 13: cudaMemPrefetchAsync(x, bytes, gpu, 0, 0), gpu a
+// cudaMemLocation {cudaMemLocationTypeDevice, device}, then flags 0 and the stream; CUDA 12 has
+// (x, bytes, device, stream) - compat::mem_prefetch_async (common/cuda_compat.cuh) builds with both.
 void prepare(float* x, float* y, size_t bytes, int device) {
-    cudaMemLocation gpu{};
-    gpu.type = cudaMemLocationTypeDevice;
-    gpu.id = device;
-    CHECK(cudaMemPrefetchAsync(x, bytes, gpu, 0, 0));
-    CHECK(cudaMemPrefetchAsync(y, bytes, gpu, 0, 0));
+    cudaMemLocation gpu = compat::device_location(device);
+    CHECK(compat::mem_prefetch_async(x, bytes, gpu));
+    CHECK(compat::mem_prefetch_async(y, bytes, gpu));
 }
 // ---- your change: end ----
 

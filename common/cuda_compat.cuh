@@ -28,7 +28,7 @@
 //                    (a program linked to it does not start on a machine without the driver).
 #pragma once
 #include <cuda_runtime.h>
-#if CUDART_VERSION < 12080
+#if CUDART_VERSION < 12080 || defined(CUDA_LAB_DRIVER_API_ROUTE)
 #include <cuda.h>  // types and prototypes only (CUmodule, CUfunction, CUresult); no -lcuda
 #endif
 
@@ -102,7 +102,9 @@ inline cudaError_t mem_advise(const void* ptr, size_t bytes, cudaMemoryAdvise ad
 
 // ---- loading device code at run time (cubin or PTX bytes) and launching a kernel from it -------
 
-#if CUDART_VERSION >= 12080
+// CUDA_LAB_DRIVER_API_ROUTE (a -D flag) takes the pre-12.8 route on any toolkit: it is how that
+// route is run on a GPU machine whose toolkit is newer (tools/gpu_check.sh builds nvrtc_saxpy so).
+#if CUDART_VERSION >= 12080 && !defined(CUDA_LAB_DRIVER_API_ROUTE)
 // 12.8 and newer: the runtime's library API; cudaLaunchKernel accepts the cudaKernel_t.
 struct LoadedKernel {
     cudaLibrary_t library = nullptr;
@@ -133,7 +135,12 @@ struct LoadedKernel {
 template <class Fn>
 inline cudaError_t driver_entry(const char* symbol, Fn** fn) {
     cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050  // cudaGetDriverEntryPoint is deprecated from 12.5 on: ask for this toolkit's ABI
+    cudaError_t e = cudaGetDriverEntryPointByVersion(symbol, reinterpret_cast<void**>(fn), CUDART_VERSION,
+                                                     cudaEnableDefault, &found);
+#else
     cudaError_t e = cudaGetDriverEntryPoint(symbol, reinterpret_cast<void**>(fn), cudaEnableDefault, &found);
+#endif
     return e != cudaSuccess ? e : found == cudaDriverEntryPointSuccess ? cudaSuccess : cudaErrorSymbolNotFound;
 }
 

@@ -5,6 +5,8 @@
 #      `not yet`, each solution `solved`, their check output in exercises/; plus the host-side tests;
 #      and every program again with CUDA_LAB_CORRUPT=1, where it must print FAILED and exit 1:
 #      tests/test_corruption.py, summarised from $OUT/corruption.log),
+#   2b. 01_intro/nvrtc_saxpy built with -DCUDA_LAB_DRIVER_API_ROUTE: the route a CUDA 12.2-12.7 build
+#      takes (common/cuda_compat.cuh), run on this newer toolkit,
 #   3. compute-sanitizer memcheck (leak checking on), racecheck, initcheck and synccheck over every
 #      program at its test arguments (tests/sanitize.py; exclusions only through the manifest),
 #   4. optionally (--full) every program once at its default size, output kept for the READMEs,
@@ -72,6 +74,21 @@ python3 tests/corruption.py --summary "$out/corruption.log" >"$out/corruption.tx
 grep -v "^corruption:" "$out/corruption.txt" | head -20  # the programs that did not fail as they must
 corruption_summary=$(tail -1 "$out/corruption.txt")
 
+# The pre-12.8 route of common/cuda_compat.cuh (driver-API module load and launch) is what a CUDA
+# 12.2-12.7 build of nvrtc_saxpy runs; this toolkit is newer, so build that route on purpose and run it.
+route_rc=0 route_summary="driver-API route: not run (chapter 01_intro not selected)"
+if [ -z "$chapter" ] || [[ ",$chapter," == *",01_intro,"* ]]; then
+    args=$(awk -F'|' '$1 ~ /^01_intro\/nvrtc_saxpy /{print $2}' tests/manifest.txt)
+    if (cd 01_intro && nvcc -std=c++17 -O3 -arch=native -Werror all-warnings -Xcompiler -Wall,-Wextra -I../common \
+            -DCUDA_LAB_DRIVER_API_ROUTE -o "$out/nvrtc_saxpy_driver_route" nvrtc_saxpy.cu -lnvrtc) >"$out/route.log" 2>&1 &&
+        (cd 01_intro && "$out/nvrtc_saxpy_driver_route" $args) >>"$out/route.log" 2>&1; then
+        route_summary="driver-API route (nvrtc_saxpy -DCUDA_LAB_DRIVER_API_ROUTE $args): $(tail -1 "$out/route.log")"
+    else
+        route_rc=1 route_summary="driver-API route: FAILED (see $out/route.log): $(tail -1 "$out/route.log")"
+    fi
+    rm -f "$out/nvrtc_saxpy_driver_route"
+fi
+
 san_rc=0 san_summary="sanitizer: not run"
 if [ $sanitize = 1 ]; then
     echo "== compute-sanitizer"
@@ -96,5 +113,6 @@ fi
 echo "== summary"
 echo "make test: ${test_summary:-no summary line (see test.log)} (exit $test_rc)"
 echo "$corruption_summary"
+echo "$route_summary"
 echo "$san_summary"
-[ $test_rc = 0 ] && [ $san_rc = 0 ]
+[ $test_rc = 0 ] && [ $san_rc = 0 ] && [ $route_rc = 0 ]

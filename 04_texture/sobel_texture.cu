@@ -1,4 +1,5 @@
-// sobel_texture - Sobel edge detection three ways: global memory, a 2D texture, a shared-memory tile.
+// sobel_texture - Sobel edge detection three ways: global memory, a 2D texture, a shared-memory tile;
+//                 then 8 pixels per thread with 64-bit loads, from registers and from a wide shared tile.
 //
 // Manual: N 4.3 sobel边缘检测 (the notes' Sobel) tied to G 3.2.12 纹理内存和表面内存 and
 //         G 3.2.12.1 纹理内存 (clamp addressing handles out-of-range coordinates in hardware).
@@ -10,14 +11,20 @@
 //         sobel_texture_kernel lets the texture unit clamp (cudaAddressModeClamp) and reads from a CUDA
 //         array, whose block-linear layout keeps 2D neighbours in the same cache lines;
 //         sobel_shared_kernel loads a (32+2) x (8+2) tile with its halo once per block and reads the 8
-//         neighbours from shared memory. All three must equal a CPU Sobel with clamped borders
-//         exactly. The notes' kernel skipped the borders, read past the last row/column and let
-//         (|Gx| + |Gy|) / 2 (up to 1020) wrap in an unsigned char; here the border is clamped and the
-//         result saturates at 255.
+//         neighbours from shared memory. Two more versions go for DRAM speed: sobel_wide_kernel
+//         (8 px/thread, 16-row window) gives each thread 8 adjacent pixels (one 64-bit load per row,
+//         neighbours by __shfl, exact __half2 arithmetic on the separable filter) and slides them down
+//         16 rows, keeping the sums of 3 rows in registers, so each input row is loaded once;
+//         sobel_tile_kernel (shared tile, word-wide halo) computes the same strips from a 1024 x (16+2)
+//         shared tile that the block fills with 64-bit loads, its halo as whole aligned 8-byte words,
+//         not single bytes. All five must equal a CPU Sobel with clamped borders exactly. The notes'
+//         kernel skipped the borders, read past the last row/column and let (|Gx| + |Gy|) / 2 (up to
+//         1020) wrap in an unsigned char; here the border is clamped and the result saturates at 255.
 // Build:  make sobel_texture    Run: ./sobel_texture [--width=8192] [--height=8192] [--image=PATH]
 //                                                    [--out=edges.png] [--reps=20]
-// Output: CPU time, the three checks, then per version: time, GB/s (1 byte read + 1 written per
-//         pixel), ratio to the global-memory version; PASSED.
+// Output: CPU time, then per version (each checked against the CPU and the first version): time,
+//         GB/s (1 byte read + 1 written per pixel), % of cudaMemcpy D2D, ratio to the global-memory
+//         version; PASSED.
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -44,7 +51,7 @@ void sobel_cpu(const unsigned char* in, unsigned char* out, int w, int h) {
     }
 }
 
-// The same arithmetic on the 3x3 neighbourhood p[row][col], shared by the three kernels.
+// The same arithmetic on the 3x3 neighbourhood p[row][col], shared by the first three kernels.
 __device__ __forceinline__ unsigned char sobel_3x3(int p00, int p01, int p02, int p10, int p12, int p20, int p21, int p22) {
     int gx = (p02 + 2 * p12 + p22) - (p00 + 2 * p10 + p20);
     int gy = (p20 + 2 * p21 + p22) - (p00 + 2 * p01 + p02);
@@ -90,7 +97,7 @@ __global__ void sobel_shared_kernel(const unsigned char* in, unsigned char* out,
                                        tile[r][c + 1], tile[r + 1][c - 1], tile[r + 1][c], tile[r + 1][c + 1]);
 }
 
-// ---- Candidate versions (issue 23; names start with "X " until the lead picks one) -----------------
+// ---- Versions 4 and 5: several pixels per thread, wide loads ------------------------------------------
 // Several pixels per thread: a thread owns 8 horizontally adjacent pixels (one 64-bit word per row).
 // The Sobel filter is separable: with, per row, d = right - left and S = left + 2*centre + right,
 //     Gx = d(row above) + 2 d(this row) + d(row below),   Gy = S(row below) - S(row above),
@@ -103,6 +110,7 @@ __global__ void sobel_shared_kernel(const unsigned char* in, unsigned char* out,
 constexpr int WIDE_THREADS = 128;         // threads per block of the wide versions (x only)
 constexpr int WIDE_PX = 8;                // pixels per thread
 constexpr int TILE_W = WIDE_THREADS * WIDE_PX;  // pixels per block row (1024)
+constexpr int ROWS = 16;                  // output rows per thread (the window slides down them)
 
 __device__ __forceinline__ __half2 u2h(unsigned u) {
     __half2 h;
@@ -180,14 +188,14 @@ __device__ __forceinline__ void store_row8(unsigned char* out, int w, int x0, in
     }
 }
 
-// X: each thread computes an 8-pixel strip ROWS rows tall. It first issues the loads of all ROWS + 2
-// input rows (so they are in flight together), then slides down: the d and S of 3 rows live in
-// registers, so each input row is loaded once and serves 3 output rows (ROWS = 1: no reuse).
+// Version 4: each thread computes an 8-pixel strip ROWS rows tall. It first issues the loads of all
+// ROWS + 2 input rows (so they are in flight together), then slides down: the d and S of 3 rows live
+// in registers, so each input row is loaded once and serves 3 output rows.
 // FAST (w % 8 == 0): one aligned 64-bit load per row; the neighbour bytes come from the adjacent
 // lanes' words through __shfl, and lanes 0 and 31, which have no such neighbour, use one extra byte
 // load (every lane issues it, so there is no branch). Lanes past the image's right edge read the last
 // word (they must take part in the __shfl) and store nothing. Otherwise: byte loads, each clamped.
-template <int ROWS, bool FAST>
+template <bool FAST>
 __global__ void __launch_bounds__(WIDE_THREADS) sobel_wide_kernel(const unsigned char* __restrict__ in,
                                                                   unsigned char* __restrict__ out, int w, int h) {
     int x0 = (blockIdx.x * WIDE_THREADS + threadIdx.x) * WIDE_PX, y0 = blockIdx.y * ROWS;
@@ -224,10 +232,11 @@ __global__ void __launch_bounds__(WIDE_THREADS) sobel_wide_kernel(const unsigned
     }
 }
 
-// X: the same strips, but the block first copies its (ROWS + 2) x 1024-pixel tile into shared memory
-// with coalesced 64-bit loads, plus one whole aligned 8-byte halo word on each side of every row (not
-// single bytes); each thread then reads its rows and its two neighbour bytes from shared memory.
-template <int ROWS, bool FAST>
+// Version 5: the same strips, but the block first copies its (ROWS + 2) x 1024-pixel tile into shared
+// memory with coalesced 64-bit loads, plus one whole aligned 8-byte halo word on each side of every
+// row (not single bytes); each thread then reads its rows and its two neighbour bytes from shared
+// memory.
+template <bool FAST>
 __global__ void __launch_bounds__(WIDE_THREADS) sobel_tile_kernel(const unsigned char* __restrict__ in,
                                                                   unsigned char* __restrict__ out, int w, int h) {
     // tile[r][8 + i] holds column bx0 + i of image row y0 - 1 + r; bytes 0..7 and TILE_W + 8.. the halo words.
@@ -266,21 +275,21 @@ __global__ void __launch_bounds__(WIDE_THREADS) sobel_tile_kernel(const unsigned
     }
 }
 
-template <int ROWS>
+// One block: 1024 pixels wide (128 threads x 8), ROWS rows tall; the 64-bit path needs w % 8 == 0.
 void launch_wide(const unsigned char* in, unsigned char* out, int w, int h) {
     dim3 grid((w + TILE_W - 1) / TILE_W, (h + ROWS - 1) / ROWS);
-    if (w % WIDE_PX == 0) sobel_wide_kernel<ROWS, true><<<grid, WIDE_THREADS>>>(in, out, w, h);
-    else sobel_wide_kernel<ROWS, false><<<grid, WIDE_THREADS>>>(in, out, w, h);
+    if (w % WIDE_PX == 0) sobel_wide_kernel<true><<<grid, WIDE_THREADS>>>(in, out, w, h);
+    else sobel_wide_kernel<false><<<grid, WIDE_THREADS>>>(in, out, w, h);
 }
-template <int ROWS>
 void launch_tile(const unsigned char* in, unsigned char* out, int w, int h) {
     dim3 grid((w + TILE_W - 1) / TILE_W, (h + ROWS - 1) / ROWS);
-    if (w % WIDE_PX == 0) sobel_tile_kernel<ROWS, true><<<grid, WIDE_THREADS>>>(in, out, w, h);
-    else sobel_tile_kernel<ROWS, false><<<grid, WIDE_THREADS>>>(in, out, w, h);
+    if (w % WIDE_PX == 0) sobel_tile_kernel<true><<<grid, WIDE_THREADS>>>(in, out, w, h);
+    else sobel_tile_kernel<false><<<grid, WIDE_THREADS>>>(in, out, w, h);
 }
 
 int main(int argc, char** argv) {
-    Args args(argc, argv, "Sobel through global memory, a clamped 2D texture and a shared-memory tile.");
+    Args args(argc, argv,
+              "Sobel through global memory, a clamped 2D texture, shared-memory tiles, 8 pixels per thread.");
     int width = (int)args.integer("width", 8192, 1, 32768, "synthetic image width (ignored with --image)");
     int height = (int)args.integer("height", 8192, 1, 32768, "synthetic image height (ignored with --image)");
     std::string image = args.text("image", "", "grayscale input image (default: synthetic)");
@@ -349,12 +358,9 @@ int main(int argc, char** argv) {
               check, poison);
     table.add("sobel_shared_kernel (tile+halo)", [&] { sobel_shared_kernel<<<grid, block>>>(d_in, d_out, w, h); },
               moved, check, poison);
-    table.add("X wide 8px/thread half2, 1 row", [&] { launch_wide<1>(d_in, d_out, w, h); }, moved, check, poison);
-    table.add("X wide 8px/thread half2, 16-row window", [&] { launch_wide<16>(d_in, d_out, w, h); }, moved, check,
+    table.add("sobel_wide_kernel (8 px/thread, 16-row window)", [&] { launch_wide(d_in, d_out, w, h); }, moved, check,
               poison);
-    table.add("X wide 8px/thread half2, 32-row window", [&] { launch_wide<32>(d_in, d_out, w, h); }, moved, check,
-              poison);
-    table.add("X shared 1024x16 tile, word halo, half2", [&] { launch_tile<16>(d_in, d_out, w, h); }, moved, check,
+    table.add("sobel_tile_kernel (shared tile, word-wide halo)", [&] { launch_tile(d_in, d_out, w, h); }, moved, check,
               poison);
     table.speedup_over("sobel_global_kernel");
     std::printf("CPU (1 thread): %.3f ms\n", cpu_ms);

@@ -244,6 +244,149 @@ __global__ void __launch_bounds__(P_BLOCK, 6) histogram_private8(const uint8_t* 
         if (cnt[bin]) atomicAdd(&hist[bin], cnt[bin]);
 }
 
+// ---- Issue 23 candidates (names "X ...": measured on the H100, then removed or promoted) ----
+// All count from 16-byte loads with U uint4 per lane loaded one trip ahead (the next trip's U * 16
+// bytes are in flight while this trip is counted), in blocks of 2 warps, and differ in where a
+// byte's counter lies in shared memory (L):
+//   X_PER_WARP   one 256-bin copy per warp, bin b in bank b % 32 (version 3's layout): on uniform
+//                bytes the 32 lanes of one atomic land in random banks; the fullest bank holds 3.15
+//                different words on average (simulated), which are served one after another
+//   X_LANE_PAIR  16 copies per warp, lanes c and c + 16 share copy c (c = lane % 16); bin b of copy c
+//                is word 16 b + c, bank 16 (b % 2) + c: at most 2 different words per bank on any
+//                data. 16 KB per warp. sm_90 SASS per byte: PRMT, 2 IMAD, ATOMS.POPC.INC
+//   X_PER_LANE   one copy per lane, two bins per word in 16-bit halves (bin r low, bin r + 128 high,
+//                r < 128), word 32 r + lane, bank = lane: no conflict on any data. A half overflows at
+//                65536, so every `flush_trips` trips the warp drains its copies into registers.
+//                16 KB per warp. sm_90 SASS per byte: PRMT, SHL, LOP3, IMAD, ISETP, SEL, ATOMS.ADD
+// Every atomicAdd here ignores its result: its ATOMS writes RZ, so no instruction waits for it.
+constexpr int X_BLOCK = 64, X_WARPS = X_BLOCK / 32;
+enum XLayout { X_PER_WARP, X_LANE_PAIR, X_PER_LANE };
+template <int L>
+__host__ __device__ constexpr int x_words() { return L == X_PER_WARP ? BINS : 16 * BINS; }  // shared words per warp
+
+// col: this lane's first word, mine + 0, mine + lane % 16 or mine + lane; bin b's counter is then
+// col[b], col[16 b] or col[32 (b % 128)].
+template <int L>
+__device__ __forceinline__ void x_count_word(unsigned* col, uint32_t w) {
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+        unsigned b = __byte_perm(w, 0, 0x4440 + k);  // byte k of w, zero-extended
+        if (L == X_PER_WARP) atomicAdd(&col[b], 1u);
+        else if (L == X_LANE_PAIR) atomicAdd(&col[16 * b], 1u);
+        else atomicAdd(&col[32 * (b % 128)], b < 128 ? 1u : 0x10000u);
+    }
+}
+
+// The 8 bins whose warp totals lane `lane` collects, k = 0..7; over the 32 lanes, all 256 once.
+template <int L>
+__device__ __forceinline__ unsigned x_bin(unsigned lane, int k) {
+    if (L == X_PER_WARP) return lane + 32 * k;
+    if (L == X_LANE_PAIR) return 2 * (lane % 16 + 16 * k) + lane / 16;
+    return (k % 2) * 128 + lane + 32 * (k / 2);  // row r = lane + 32 (k / 2): bin r, then r + 128
+}
+
+// Adds the warp's counts of bins x_bin(lane, 0..7) to tot and zeroes the words it read. The words
+// were written by all lanes, hence the __syncwarp() on both sides. Lane L starts each column at a
+// different word, so the 32 lanes of every load read 32 different banks.
+template <int L>
+__device__ __forceinline__ void x_drain(unsigned* mine, unsigned lane, unsigned* tot) {
+    __syncwarp();
+    if (L == X_PER_WARP) {
+#pragma unroll
+        for (int k = 0; k < 8; ++k) {
+            tot[k] += mine[x_bin<L>(lane, k)];
+            mine[x_bin<L>(lane, k)] = 0;
+        }
+    } else if (L == X_LANE_PAIR) {
+#pragma unroll
+        for (int k = 0; k < 8; ++k) {
+            unsigned* col = mine + 16 * x_bin<L>(lane, k), s = 0;
+#pragma unroll 4
+            for (int c = 0; c < 16; ++c) {
+                unsigned j = (c + lane) % 16;  // bank 16 (lane / 16) + j
+                s += col[j];
+                col[j] = 0;
+            }
+            tot[k] += s;
+        }
+    } else {
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+            unsigned* row = mine + 32 * (lane + 32 * q), lo = 0, hi = 0;
+#pragma unroll 8
+            for (int c = 0; c < 32; ++c) {
+                unsigned j = (c + lane) % 32;
+                uint32_t w = row[j];
+                row[j] = 0;
+                lo += w & 0xffff;
+                hi += w >> 16;
+            }
+            tot[2 * q] += lo;
+            tot[2 * q + 1] += hi;
+        }
+    }
+    __syncwarp();
+}
+
+template <int U>
+__device__ __forceinline__ void x_load(uint4* v, const uint4* in16, size_t i, size_t stride, size_t n16) {
+#pragma unroll
+    for (int j = 0; j < U; ++j) {
+        size_t idx = i + j * stride;
+        v[j] = idx < n16 ? in16[idx] : make_uint4(0, 0, 0, 0);
+    }
+}
+
+template <int L, int U>
+__global__ void __launch_bounds__(X_BLOCK) histogram_x(const uint8_t* __restrict__ in, size_t n, unsigned* hist,
+                                                       unsigned flush_trips) {
+    __shared__ unsigned h[X_WARPS][x_words<L>()];
+    __shared__ unsigned total[BINS];
+    for (int i = threadIdx.x; i < X_WARPS * x_words<L>(); i += X_BLOCK) (&h[0][0])[i] = 0;
+    for (int i = threadIdx.x; i < BINS; i += X_BLOCK) total[i] = 0;
+    __syncthreads();
+    const unsigned lane = threadIdx.x % 32;
+    unsigned* mine = h[threadIdx.x / 32];
+    unsigned* col = mine + (L == X_PER_WARP ? 0 : L == X_LANE_PAIR ? lane % 16 : lane);
+    unsigned tot[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    const uint4* in16 = reinterpret_cast<const uint4*>(in);
+    size_t n16 = n / 16, stride = (size_t)gridDim.x * X_BLOCK;
+    size_t i = blockIdx.x * (size_t)X_BLOCK + threadIdx.x;  // this lane's uint4 j of the trip: i + j * stride
+    size_t i_warp = i - lane;                                // lane 0's: the same loop trips for the whole warp
+    uint4 cur[U];
+    x_load<U>(cur, in16, i, stride, n16);
+    unsigned trips = 0;
+    for (; i_warp < n16; i_warp += U * stride, i += U * stride) {
+        uint4 next[U];
+        x_load<U>(next, in16, i + U * stride, stride, n16);
+#pragma unroll
+        for (int j = 0; j < U; ++j) {
+            if (i + j * stride < n16) {
+                x_count_word<L>(col, cur[j].x);
+                x_count_word<L>(col, cur[j].y);
+                x_count_word<L>(col, cur[j].z);
+                x_count_word<L>(col, cur[j].w);
+            }
+        }
+        if (L == X_PER_LANE && ++trips == flush_trips) {  // a trip adds at most 16 U to a 16-bit half
+            x_drain<L>(mine, lane, tot);
+            trips = 0;
+        }
+#pragma unroll
+        for (int j = 0; j < U; ++j) cur[j] = next[j];
+    }
+    x_drain<L>(mine, lane, tot);
+#pragma unroll
+    for (int k = 0; k < 8; ++k)
+        if (tot[k]) atomicAdd(&total[x_bin<L>(lane, k)], tot[k]);
+    if (blockIdx.x == 0 && threadIdx.x < n - 16 * n16) atomicAdd(&total[in[16 * n16 + threadIdx.x]], 1u);  // n % 16 tail
+    __syncthreads();
+    for (int b = threadIdx.x; b < BINS; b += X_BLOCK)
+        if (total[b]) atomicAdd(&hist[b], total[b]);
+}
+constexpr int X_U = 4;
+constexpr unsigned X_FLUSH = 65535 / (16 * X_U);  // trips between drains of X_PER_LANE: 16 X_U * X_FLUSH < 65536
+
 template <class K>
 int resident_grid(K kernel, int block, const DeviceInfo& dev, size_t items_per_thread_unit) {
     int per_sm = 0;
@@ -290,12 +433,22 @@ int main(int argc, char** argv) {
     int g_warp = resident_grid(histogram_warp<false>, WARP_BLOCK, dev, n / 16 + 1);
     int g_agg = resident_grid(histogram_warp<true>, WARP_BLOCK, dev, n / 16 + 1);
     int g_priv = resident_grid(histogram_private8, P_BLOCK, dev, n / 16 + 1);
+    auto k_x1 = histogram_x<X_PER_WARP, X_U>;
+    auto k_x2 = histogram_x<X_LANE_PAIR, X_U>;
+    auto k_x3 = histogram_x<X_PER_LANE, X_U>;
+    auto k_x4 = histogram_x<X_LANE_PAIR, 2>;
+    for (auto k : {k_x1, k_x2, k_x3, k_x4})
+        CHECK(cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout, (int)cudaSharedmemCarveoutMaxShared));
+    int g_x1 = resident_grid(k_x1, X_BLOCK, dev, n / 16 + 1), g_x2 = resident_grid(k_x2, X_BLOCK, dev, n / 16 + 1);
+    int g_x3 = resident_grid(k_x3, X_BLOCK, dev, n / 16 + 1), g_x4 = resident_grid(k_x4, X_BLOCK, dev, n / 16 + 1);
 
     table.param("n", n);
     table.param("skew", skew);
     table.baseline_d2d((size_t)n);
     const char* names[] = {"global atomics", "shared per block", "per-warp uint4", "per-warp + match_any",
-                           "per-thread 8-bit"};
+                           "per-thread 8-bit", "X 4 uint4 ahead", "X lane-pair copies", "X per-lane 16-bit",
+                           "X lane-pair 2 ahead"};
+    const int n_versions = sizeof names / sizeof names[0];
     for (auto& d : data) {
         const uint8_t* in = d.dev;
         size_t sz = (size_t)n;
@@ -306,6 +459,10 @@ int main(int argc, char** argv) {
             [=] { zero(); histogram_warp<false><<<g_warp, WARP_BLOCK>>>(in, sz, d_hist); },
             [=] { zero(); histogram_warp<true><<<g_agg, WARP_BLOCK>>>(in, sz, d_hist); },
             [=] { zero(); histogram_private8<<<g_priv, P_BLOCK>>>(in, sz, d_hist); },
+            [=] { zero(); k_x1<<<g_x1, X_BLOCK>>>(in, sz, d_hist, 0); },
+            [=] { zero(); k_x2<<<g_x2, X_BLOCK>>>(in, sz, d_hist, 0); },
+            [=] { zero(); k_x3<<<g_x3, X_BLOCK>>>(in, sz, d_hist, X_FLUSH); },
+            [=] { zero(); k_x4<<<g_x4, X_BLOCK>>>(in, sz, d_hist, 0); },
         };
         const unsigned* ref = d.ref;
         auto check = [=](Verdict& v, const std::string& name) {
@@ -315,10 +472,23 @@ int main(int argc, char** argv) {
         };
         // Each launch zeroes the bins first (part of the work, as in any real use); the expected
         // counts add up to n > 0, so a kernel that adds nothing, or adds twice, fails the check.
-        for (int k = 0; k < 5; ++k) table.add(std::string(d.name) + ": " + names[k], launches[k], (double)n, check);
+        // X per-lane 16-bit drains every X_FLUSH trips, which the default size never reaches (~83
+        // trips per lane on an H100): its check also runs it draining after every trip.
+        auto check_flush = [=](Verdict& v, const std::string& name) {
+            check(v, name);
+            zero();
+            k_x3<<<g_x3, X_BLOCK>>>(in, sz, d_hist, 1);
+            CHECK_LAUNCH();
+            check(v, name + " (drain every trip)");
+        };
+        for (int k = 0; k < n_versions; ++k)
+            table.add(std::string(d.name) + ": " + names[k], launches[k], (double)n,
+                      k == 7 ? Results::Check(check_flush) : Results::Check(check));
     }
     std::printf("grids (blocks): global %d, shared %d, per-warp %d, match_any %d, per-thread %d (%d SMs)\n", g_global,
                 g_shared, g_warp, g_agg, g_priv, dev.prop.multiProcessorCount);
+    std::printf("X grids (blocks of %d): 4 ahead %d, lane-pair %d, per-lane %d, lane-pair 2 ahead %d\n", X_BLOCK, g_x1,
+                g_x2, g_x3, g_x4);
 
     Verdict verdict;
     table.run(verdict, reps);

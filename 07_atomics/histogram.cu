@@ -1,11 +1,11 @@
 // histogram - a 256-bin byte histogram with atomics: global, shared per block, per warp,
-// warp-aggregated, and per-thread 8-bit counters; on uniform and on skewed data.
+// warp-aggregated, per-thread 8-bit counters, and lane-pair copies; on uniform and on skewed data.
 //
 // Manual: N 6.3.1 原子操作 (atomicAdd: "many threads want to read X and add to it ... they queue and
 //         run one by one"); G 4.1 SIMT 架构 (an atomic instruction of a warp on one address is
 //         serialized). The histogram is where that queue becomes the cost: every input byte is one
 //         increment of one of only 256 counters.
-// Shows:  five versions, each checked bit-exact against a CPU histogram, then timed on two inputs:
+// Shows:  six versions, each checked bit-exact against a CPU histogram, then timed on two inputs:
 //         uniform random bytes, and skewed bytes (--skew=0.9: 90% of the bytes are one value, the
 //         rest uniform), where most increments of a warp hit the same counter.
 //           1. global atomics          one atomicAdd in L2 per byte
@@ -18,6 +18,10 @@
 //                                      counters in shared memory, laid out so that lane L always
 //                                      touches bank L (no bank conflict, whatever the data), merged
 //                                      every 240 bytes before a counter can overflow
+//           6. lane-pair copies        16 copies per warp, lanes c and c + 16 share one, laid out so
+//              (bank-pinned)           that lane c only touches banks c and c + 16: at most 2
+//                                      different words per bank on any data; 64 bytes per lane
+//                                      loaded one trip ahead
 //         GB/s count the input bytes read (the histogram itself is 1 KB); "% of D2D" divides them by
 //         cudaMemcpy D2D measured in the same run, which counts read + write.
 // Build:  make histogram   (nvcc -std=c++17 -O3 -arch=native -I../common -o histogram histogram.cu)
@@ -244,148 +248,90 @@ __global__ void __launch_bounds__(P_BLOCK, 6) histogram_private8(const uint8_t* 
         if (cnt[bin]) atomicAdd(&hist[bin], cnt[bin]);
 }
 
-// ---- Issue 23 candidates (names "X ...": measured on the H100, then removed or promoted) ----
-// All count from 16-byte loads with U uint4 per lane loaded one trip ahead (the next trip's U * 16
-// bytes are in flight while this trip is counted), in blocks of 2 warps, and differ in where a
-// byte's counter lies in shared memory (L):
-//   X_PER_WARP   one 256-bin copy per warp, bin b in bank b % 32 (version 3's layout): on uniform
-//                bytes the 32 lanes of one atomic land in random banks; the fullest bank holds 3.15
-//                different words on average (simulated), which are served one after another
-//   X_LANE_PAIR  16 copies per warp, lanes c and c + 16 share copy c (c = lane % 16); bin b of copy c
-//                is word 16 b + c, bank 16 (b % 2) + c: at most 2 different words per bank on any
-//                data. 16 KB per warp. sm_90 SASS per byte: PRMT, 2 IMAD, ATOMS.POPC.INC
-//   X_PER_LANE   one copy per lane, two bins per word in 16-bit halves (bin r low, bin r + 128 high,
-//                r < 128), word 32 r + lane, bank = lane: no conflict on any data. A half overflows at
-//                65536, so every `flush_trips` trips the warp drains its copies into registers.
-//                16 KB per warp. sm_90 SASS per byte: PRMT, SHL, LOP3, IMAD, ISETP, SEL, ATOMS.ADD
-// Every atomicAdd here ignores its result: its ATOMS writes RZ, so no instruction waits for it.
-constexpr int X_BLOCK = 64, X_WARPS = X_BLOCK / 32;
-enum XLayout { X_PER_WARP, X_LANE_PAIR, X_PER_LANE };
-template <int L>
-__host__ __device__ constexpr int x_words() { return L == X_PER_WARP ? BINS : 16 * BINS; }  // shared words per warp
+// 6. Lane-pair copies (bank-pinned). In version 3 bin b of the warp's copy lies in bank b % 32, so on
+// uniform bytes the 32 lanes of one atomic instruction land in random banks, and lanes on different
+// words of one bank are served one after another (ncu, Lab 2: 3.15 wavefronts per shared atomic
+// instruction). Here a warp has 16 copies: lanes c and c + 16 share copy c (c = lane % 16), and bin b
+// of copy c is word 16 b + c, in bank 16 (b % 2) + c. Lane c only ever touches banks c and c + 16,
+// which no lanes but c and c + 16 use: at most 2 different words per bank, on any data. 16 KB per
+// warp, so a block has 2 warps.
+// Each lane also loads the next trip's LP_AHEAD uint4 (64 bytes) before it counts this trip's, so
+// that they are in flight while it counts. The atomics' results are unused, so nothing waits for them.
+constexpr int LP_BLOCK = 64, LP_WARPS = LP_BLOCK / 32;
+constexpr int LP_WORDS = 16 * BINS;  // shared words per warp: 16 copies of 256 bins
+constexpr int LP_AHEAD = 4;          // uint4 per lane and trip
 
-// col: this lane's first word, mine + 0, mine + lane % 16 or mine + lane; bin b's counter is then
-// col[b], col[16 b] or col[32 (b % 128)].
-template <int L>
-__device__ __forceinline__ void x_count_word(unsigned* col, uint32_t w) {
+__device__ __forceinline__ void lane_pair_count_word(unsigned* col, uint32_t w) {
 #pragma unroll
     for (int k = 0; k < 4; ++k) {
         unsigned b = __byte_perm(w, 0, 0x4440 + k);  // byte k of w, zero-extended
-        if (L == X_PER_WARP) atomicAdd(&col[b], 1u);
-        else if (L == X_LANE_PAIR) atomicAdd(&col[16 * b], 1u);
-        else atomicAdd(&col[32 * (b % 128)], b < 128 ? 1u : 0x10000u);
+        atomicAdd(&col[16 * b], 1u);                  // col = the warp's copies + lane % 16
     }
 }
 
 // The 8 bins whose warp totals lane `lane` collects, k = 0..7; over the 32 lanes, all 256 once.
-template <int L>
-__device__ __forceinline__ unsigned x_bin(unsigned lane, int k) {
-    if (L == X_PER_WARP) return lane + 32 * k;
-    if (L == X_LANE_PAIR) return 2 * (lane % 16 + 16 * k) + lane / 16;
-    return (k % 2) * 128 + lane + 32 * (k / 2);  // row r = lane + 32 (k / 2): bin r, then r + 128
-}
+__device__ __forceinline__ unsigned lane_pair_bin(unsigned lane, int k) { return 2 * (lane % 16 + 16 * k) + lane / 16; }
 
-// Adds the warp's counts of bins x_bin(lane, 0..7) to tot and zeroes the words it read. The words
-// were written by all lanes, hence the __syncwarp() on both sides. Lane L starts each column at a
-// different word, so the 32 lanes of every load read 32 different banks.
-template <int L>
-__device__ __forceinline__ void x_drain(unsigned* mine, unsigned lane, unsigned* tot) {
-    __syncwarp();
-    if (L == X_PER_WARP) {
+__device__ __forceinline__ void lane_pair_load(uint4* v, const uint4* in16, size_t i, size_t stride, size_t n16) {
 #pragma unroll
-        for (int k = 0; k < 8; ++k) {
-            tot[k] += mine[x_bin<L>(lane, k)];
-            mine[x_bin<L>(lane, k)] = 0;
-        }
-    } else if (L == X_LANE_PAIR) {
-#pragma unroll
-        for (int k = 0; k < 8; ++k) {
-            unsigned* col = mine + 16 * x_bin<L>(lane, k), s = 0;
-#pragma unroll 4
-            for (int c = 0; c < 16; ++c) {
-                unsigned j = (c + lane) % 16;  // bank 16 (lane / 16) + j
-                s += col[j];
-                col[j] = 0;
-            }
-            tot[k] += s;
-        }
-    } else {
-#pragma unroll
-        for (int q = 0; q < 4; ++q) {
-            unsigned* row = mine + 32 * (lane + 32 * q), lo = 0, hi = 0;
-#pragma unroll 8
-            for (int c = 0; c < 32; ++c) {
-                unsigned j = (c + lane) % 32;
-                uint32_t w = row[j];
-                row[j] = 0;
-                lo += w & 0xffff;
-                hi += w >> 16;
-            }
-            tot[2 * q] += lo;
-            tot[2 * q + 1] += hi;
-        }
-    }
-    __syncwarp();
-}
-
-template <int U>
-__device__ __forceinline__ void x_load(uint4* v, const uint4* in16, size_t i, size_t stride, size_t n16) {
-#pragma unroll
-    for (int j = 0; j < U; ++j) {
+    for (int j = 0; j < LP_AHEAD; ++j) {
         size_t idx = i + j * stride;
         v[j] = idx < n16 ? in16[idx] : make_uint4(0, 0, 0, 0);
     }
 }
 
-template <int L, int U>
-__global__ void __launch_bounds__(X_BLOCK) histogram_x(const uint8_t* __restrict__ in, size_t n, unsigned* hist,
-                                                       unsigned flush_trips) {
-    __shared__ unsigned h[X_WARPS][x_words<L>()];
+__global__ void __launch_bounds__(LP_BLOCK) histogram_lane_pair(const uint8_t* __restrict__ in, size_t n,
+                                                                unsigned* hist) {
+    __shared__ unsigned h[LP_WARPS][LP_WORDS];
     __shared__ unsigned total[BINS];
-    for (int i = threadIdx.x; i < X_WARPS * x_words<L>(); i += X_BLOCK) (&h[0][0])[i] = 0;
-    for (int i = threadIdx.x; i < BINS; i += X_BLOCK) total[i] = 0;
+    for (int i = threadIdx.x; i < LP_WARPS * LP_WORDS; i += LP_BLOCK) (&h[0][0])[i] = 0;
+    for (int i = threadIdx.x; i < BINS; i += LP_BLOCK) total[i] = 0;
     __syncthreads();
     const unsigned lane = threadIdx.x % 32;
     unsigned* mine = h[threadIdx.x / 32];
-    unsigned* col = mine + (L == X_PER_WARP ? 0 : L == X_LANE_PAIR ? lane % 16 : lane);
-    unsigned tot[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    unsigned* col = mine + lane % 16;
     const uint4* in16 = reinterpret_cast<const uint4*>(in);
-    size_t n16 = n / 16, stride = (size_t)gridDim.x * X_BLOCK;
-    size_t i = blockIdx.x * (size_t)X_BLOCK + threadIdx.x;  // this lane's uint4 j of the trip: i + j * stride
-    size_t i_warp = i - lane;                                // lane 0's: the same loop trips for the whole warp
-    uint4 cur[U];
-    x_load<U>(cur, in16, i, stride, n16);
-    unsigned trips = 0;
-    for (; i_warp < n16; i_warp += U * stride, i += U * stride) {
-        uint4 next[U];
-        x_load<U>(next, in16, i + U * stride, stride, n16);
+    size_t n16 = n / 16, stride = (size_t)gridDim.x * LP_BLOCK;
+    size_t i = blockIdx.x * (size_t)LP_BLOCK + threadIdx.x;  // this lane's uint4 j of the trip: i + j * stride
+    size_t i_warp = i - lane;                                 // lane 0's: the same loop trips for the whole warp
+    uint4 cur[LP_AHEAD];
+    lane_pair_load(cur, in16, i, stride, n16);
+    for (; i_warp < n16; i_warp += LP_AHEAD * stride, i += LP_AHEAD * stride) {
+        uint4 next[LP_AHEAD];
+        lane_pair_load(next, in16, i + LP_AHEAD * stride, stride, n16);
 #pragma unroll
-        for (int j = 0; j < U; ++j) {
+        for (int j = 0; j < LP_AHEAD; ++j) {
             if (i + j * stride < n16) {
-                x_count_word<L>(col, cur[j].x);
-                x_count_word<L>(col, cur[j].y);
-                x_count_word<L>(col, cur[j].z);
-                x_count_word<L>(col, cur[j].w);
+                lane_pair_count_word(col, cur[j].x);
+                lane_pair_count_word(col, cur[j].y);
+                lane_pair_count_word(col, cur[j].z);
+                lane_pair_count_word(col, cur[j].w);
             }
         }
-        if (L == X_PER_LANE && ++trips == flush_trips) {  // a trip adds at most 16 U to a 16-bit half
-            x_drain<L>(mine, lane, tot);
-            trips = 0;
-        }
 #pragma unroll
-        for (int j = 0; j < U; ++j) cur[j] = next[j];
+        for (int j = 0; j < LP_AHEAD; ++j) cur[j] = next[j];
     }
-    x_drain<L>(mine, lane, tot);
+    // Each lane sums the 16 copies of its 8 bins. The words were written by all lanes of the warp,
+    // hence the __syncwarp(). Lane L starts each column at a different word, so the 32 lanes of every
+    // load read 32 different banks.
+    __syncwarp();
+    unsigned tot[8];
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+        const unsigned* c16 = mine + 16 * lane_pair_bin(lane, k);
+        unsigned s = 0;
+#pragma unroll 4
+        for (int c = 0; c < 16; ++c) s += c16[(c + lane) % 16];  // bank 16 (lane / 16) + (c + lane) % 16
+        tot[k] = s;
+    }
 #pragma unroll
     for (int k = 0; k < 8; ++k)
-        if (tot[k]) atomicAdd(&total[x_bin<L>(lane, k)], tot[k]);
+        if (tot[k]) atomicAdd(&total[lane_pair_bin(lane, k)], tot[k]);
     if (blockIdx.x == 0 && threadIdx.x < n - 16 * n16) atomicAdd(&total[in[16 * n16 + threadIdx.x]], 1u);  // n % 16 tail
     __syncthreads();
-    for (int b = threadIdx.x; b < BINS; b += X_BLOCK)
+    for (int b = threadIdx.x; b < BINS; b += LP_BLOCK)
         if (total[b]) atomicAdd(&hist[b], total[b]);
 }
-constexpr int X_U = 4;
-constexpr unsigned X_FLUSH = 65535 / (16 * X_U);  // trips between drains of X_PER_LANE: 16 X_U * X_FLUSH < 65536
 
 template <class K>
 int resident_grid(K kernel, int block, const DeviceInfo& dev, size_t items_per_thread_unit) {
@@ -397,7 +343,8 @@ int resident_grid(K kernel, int block, const DeviceInfo& dev, size_t items_per_t
 }
 
 int main(int argc, char** argv) {
-    Args args(argc, argv, "256-bin byte histogram: global, shared, per-warp, warp-aggregated, per-thread counters.");
+    Args args(argc, argv,
+              "256-bin byte histogram: global, shared, per-warp, warp-aggregated, per-thread, lane-pair counters.");
     long long n = args.integer("n", 1LL << 28, 1, 1LL << 31, "input bytes (32-bit counts stay exact)");
     double skew = args.real("skew", 0.9, 0.0, 1.0, "fraction of the skewed input that is one byte value");
     int reps = (int)args.integer("reps", 10, 1, 1000, "timed repetitions (median reported)");
@@ -433,21 +380,15 @@ int main(int argc, char** argv) {
     int g_warp = resident_grid(histogram_warp<false>, WARP_BLOCK, dev, n / 16 + 1);
     int g_agg = resident_grid(histogram_warp<true>, WARP_BLOCK, dev, n / 16 + 1);
     int g_priv = resident_grid(histogram_private8, P_BLOCK, dev, n / 16 + 1);
-    auto k_x1 = histogram_x<X_PER_WARP, X_U>;
-    auto k_x2 = histogram_x<X_LANE_PAIR, X_U>;
-    auto k_x3 = histogram_x<X_PER_LANE, X_U>;
-    auto k_x4 = histogram_x<X_LANE_PAIR, 2>;
-    for (auto k : {k_x1, k_x2, k_x3, k_x4})
-        CHECK(cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout, (int)cudaSharedmemCarveoutMaxShared));
-    int g_x1 = resident_grid(k_x1, X_BLOCK, dev, n / 16 + 1), g_x2 = resident_grid(k_x2, X_BLOCK, dev, n / 16 + 1);
-    int g_x3 = resident_grid(k_x3, X_BLOCK, dev, n / 16 + 1), g_x4 = resident_grid(k_x4, X_BLOCK, dev, n / 16 + 1);
+    CHECK(cudaFuncSetAttribute(histogram_lane_pair, cudaFuncAttributePreferredSharedMemoryCarveout,
+                               (int)cudaSharedmemCarveoutMaxShared));
+    int g_pair = resident_grid(histogram_lane_pair, LP_BLOCK, dev, n / 16 + 1);
 
     table.param("n", n);
     table.param("skew", skew);
     table.baseline_d2d((size_t)n);
     const char* names[] = {"global atomics", "shared per block", "per-warp uint4", "per-warp + match_any",
-                           "per-thread 8-bit", "X 4 uint4 ahead", "X lane-pair copies", "X per-lane 16-bit",
-                           "X lane-pair 2 ahead"};
+                           "per-thread 8-bit", "lane-pair copies (bank-pinned)"};
     const int n_versions = sizeof names / sizeof names[0];
     for (auto& d : data) {
         const uint8_t* in = d.dev;
@@ -459,10 +400,7 @@ int main(int argc, char** argv) {
             [=] { zero(); histogram_warp<false><<<g_warp, WARP_BLOCK>>>(in, sz, d_hist); },
             [=] { zero(); histogram_warp<true><<<g_agg, WARP_BLOCK>>>(in, sz, d_hist); },
             [=] { zero(); histogram_private8<<<g_priv, P_BLOCK>>>(in, sz, d_hist); },
-            [=] { zero(); k_x1<<<g_x1, X_BLOCK>>>(in, sz, d_hist, 0); },
-            [=] { zero(); k_x2<<<g_x2, X_BLOCK>>>(in, sz, d_hist, 0); },
-            [=] { zero(); k_x3<<<g_x3, X_BLOCK>>>(in, sz, d_hist, X_FLUSH); },
-            [=] { zero(); k_x4<<<g_x4, X_BLOCK>>>(in, sz, d_hist, 0); },
+            [=] { zero(); histogram_lane_pair<<<g_pair, LP_BLOCK>>>(in, sz, d_hist); },
         };
         const unsigned* ref = d.ref;
         auto check = [=](Verdict& v, const std::string& name) {
@@ -472,35 +410,24 @@ int main(int argc, char** argv) {
         };
         // Each launch zeroes the bins first (part of the work, as in any real use); the expected
         // counts add up to n > 0, so a kernel that adds nothing, or adds twice, fails the check.
-        // X per-lane 16-bit drains every X_FLUSH trips, which the default size never reaches (~83
-        // trips per lane on an H100): its check also runs it draining after every trip.
-        auto check_flush = [=](Verdict& v, const std::string& name) {
-            check(v, name);
-            zero();
-            k_x3<<<g_x3, X_BLOCK>>>(in, sz, d_hist, 1);
-            CHECK_LAUNCH();
-            check(v, name + " (drain every trip)");
-        };
         for (int k = 0; k < n_versions; ++k)
-            table.add(std::string(d.name) + ": " + names[k], launches[k], (double)n,
-                      k == 7 ? Results::Check(check_flush) : Results::Check(check));
+            table.add(std::string(d.name) + ": " + names[k], launches[k], (double)n, check);
     }
-    std::printf("grids (blocks): global %d, shared %d, per-warp %d, match_any %d, per-thread %d (%d SMs)\n", g_global,
-                g_shared, g_warp, g_agg, g_priv, dev.prop.multiProcessorCount);
-    std::printf("X grids (blocks of %d): 4 ahead %d, lane-pair %d, per-lane %d, lane-pair 2 ahead %d\n", X_BLOCK, g_x1,
-                g_x2, g_x3, g_x4);
+    std::printf("grids (blocks): global %d, shared %d, per-warp %d, match_any %d, per-thread %d, lane-pair %d"
+                " (%d SMs)\n",
+                g_global, g_shared, g_warp, g_agg, g_priv, g_pair, dev.prop.multiProcessorCount);
 
     Verdict verdict;
     table.run(verdict, reps);
 
     // The same numbers per version, uniform next to skewed: what contention costs each design.
-    std::printf("\n%-24s %12s %12s %16s\n", "version (input GB/s)", "uniform", "skewed", "skewed / uniform");
+    std::printf("\n%-30s %12s %12s %16s\n", "version (input GB/s)", "uniform", "skewed", "skewed / uniform");
     const Results::Version* best[2] = {nullptr, nullptr};
     for (const char* name : names) {
         const Results::Version* u = table.find(std::string("uniform: ") + name);
         const Results::Version* s = table.find(std::string("skewed: ") + name);
         if (!u || !s) continue;
-        std::printf("%-24s %12.1f %12.1f %15.2fx\n", name, u->rate(), s->rate(), s->rate() / u->rate());
+        std::printf("%-30s %12.1f %12.1f %15.2fx\n", name, u->rate(), s->rate(), s->rate() / u->rate());
         if (!best[0] || u->rate() > best[0]->rate()) best[0] = u;
         if (!best[1] || s->rate() > best[1]->rate()) best[1] = s;
     }

@@ -1,11 +1,11 @@
 // histogram - a 256-bin byte histogram with atomics: global, shared per block, per warp,
-// warp-aggregated, and per-thread 8-bit counters; on uniform and on skewed data.
+// warp-aggregated, per-thread 8-bit counters, and lane-pair copies; on uniform and on skewed data.
 //
 // Manual: N 6.3.1 原子操作 (atomicAdd: "many threads want to read X and add to it ... they queue and
 //         run one by one"); G 4.1 SIMT 架构 (an atomic instruction of a warp on one address is
 //         serialized). The histogram is where that queue becomes the cost: every input byte is one
 //         increment of one of only 256 counters.
-// Shows:  five versions, each checked bit-exact against a CPU histogram, then timed on two inputs:
+// Shows:  six versions, each checked bit-exact against a CPU histogram, then timed on two inputs:
 //         uniform random bytes, and skewed bytes (--skew=0.9: 90% of the bytes are one value, the
 //         rest uniform), where most increments of a warp hit the same counter.
 //           1. global atomics          one atomicAdd in L2 per byte
@@ -18,6 +18,10 @@
 //                                      counters in shared memory, laid out so that lane L always
 //                                      touches bank L (no bank conflict, whatever the data), merged
 //                                      every 240 bytes before a counter can overflow
+//           6. lane-pair copies        16 copies per warp, lanes c and c + 16 share one, laid out so
+//              (bank-pinned)           that lane c only touches banks c and c + 16: at most 2
+//                                      different words per bank on any data; 64 bytes per lane
+//                                      loaded one trip ahead
 //         GB/s count the input bytes read (the histogram itself is 1 KB); "% of D2D" divides them by
 //         cudaMemcpy D2D measured in the same run, which counts read + write.
 // Build:  make histogram   (nvcc -std=c++17 -O3 -arch=native -I../common -o histogram histogram.cu)
@@ -244,6 +248,91 @@ __global__ void __launch_bounds__(P_BLOCK, 6) histogram_private8(const uint8_t* 
         if (cnt[bin]) atomicAdd(&hist[bin], cnt[bin]);
 }
 
+// 6. Lane-pair copies (bank-pinned). In version 3 bin b of the warp's copy lies in bank b % 32, so on
+// uniform bytes the 32 lanes of one atomic instruction land in random banks, and lanes on different
+// words of one bank are served one after another (ncu, Lab 2: 3.15 wavefronts per shared atomic
+// instruction). Here a warp has 16 copies: lanes c and c + 16 share copy c (c = lane % 16), and bin b
+// of copy c is word 16 b + c, in bank 16 (b % 2) + c. Lane c only ever touches banks c and c + 16,
+// which no lanes but c and c + 16 use: at most 2 different words per bank, on any data. 16 KB per
+// warp, so a block has 2 warps.
+// Each lane also loads the next trip's LP_AHEAD uint4 (64 bytes) before it counts this trip's, so
+// that they are in flight while it counts. The atomics' results are unused, so nothing waits for them.
+constexpr int LP_BLOCK = 64, LP_WARPS = LP_BLOCK / 32;
+constexpr int LP_WORDS = 16 * BINS;  // shared words per warp: 16 copies of 256 bins
+constexpr int LP_AHEAD = 4;          // uint4 per lane and trip
+
+__device__ __forceinline__ void lane_pair_count_word(unsigned* col, uint32_t w) {
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+        unsigned b = __byte_perm(w, 0, 0x4440 + k);  // byte k of w, zero-extended
+        atomicAdd(&col[16 * b], 1u);                  // col = the warp's copies + lane % 16
+    }
+}
+
+// The 8 bins whose warp totals lane `lane` collects, k = 0..7; over the 32 lanes, all 256 once.
+__device__ __forceinline__ unsigned lane_pair_bin(unsigned lane, int k) { return 2 * (lane % 16 + 16 * k) + lane / 16; }
+
+__device__ __forceinline__ void lane_pair_load(uint4* v, const uint4* in16, size_t i, size_t stride, size_t n16) {
+#pragma unroll
+    for (int j = 0; j < LP_AHEAD; ++j) {
+        size_t idx = i + j * stride;
+        v[j] = idx < n16 ? in16[idx] : make_uint4(0, 0, 0, 0);
+    }
+}
+
+__global__ void __launch_bounds__(LP_BLOCK) histogram_lane_pair(const uint8_t* __restrict__ in, size_t n,
+                                                                unsigned* hist) {
+    __shared__ unsigned h[LP_WARPS][LP_WORDS];
+    __shared__ unsigned total[BINS];
+    for (int i = threadIdx.x; i < LP_WARPS * LP_WORDS; i += LP_BLOCK) (&h[0][0])[i] = 0;
+    for (int i = threadIdx.x; i < BINS; i += LP_BLOCK) total[i] = 0;
+    __syncthreads();
+    const unsigned lane = threadIdx.x % 32;
+    unsigned* mine = h[threadIdx.x / 32];
+    unsigned* col = mine + lane % 16;
+    const uint4* in16 = reinterpret_cast<const uint4*>(in);
+    size_t n16 = n / 16, stride = (size_t)gridDim.x * LP_BLOCK;
+    size_t i = blockIdx.x * (size_t)LP_BLOCK + threadIdx.x;  // this lane's uint4 j of the trip: i + j * stride
+    size_t i_warp = i - lane;                                 // lane 0's: the same loop trips for the whole warp
+    uint4 cur[LP_AHEAD];
+    lane_pair_load(cur, in16, i, stride, n16);
+    for (; i_warp < n16; i_warp += LP_AHEAD * stride, i += LP_AHEAD * stride) {
+        uint4 next[LP_AHEAD];
+        lane_pair_load(next, in16, i + LP_AHEAD * stride, stride, n16);
+#pragma unroll
+        for (int j = 0; j < LP_AHEAD; ++j) {
+            if (i + j * stride < n16) {
+                lane_pair_count_word(col, cur[j].x);
+                lane_pair_count_word(col, cur[j].y);
+                lane_pair_count_word(col, cur[j].z);
+                lane_pair_count_word(col, cur[j].w);
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < LP_AHEAD; ++j) cur[j] = next[j];
+    }
+    // Each lane sums the 16 copies of its 8 bins. The words were written by all lanes of the warp,
+    // hence the __syncwarp(). Lane L starts each column at a different word, so the 32 lanes of every
+    // load read 32 different banks.
+    __syncwarp();
+    unsigned tot[8];
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+        const unsigned* c16 = mine + 16 * lane_pair_bin(lane, k);
+        unsigned s = 0;
+#pragma unroll 4
+        for (int c = 0; c < 16; ++c) s += c16[(c + lane) % 16];  // bank 16 (lane / 16) + (c + lane) % 16
+        tot[k] = s;
+    }
+#pragma unroll
+    for (int k = 0; k < 8; ++k)
+        if (tot[k]) atomicAdd(&total[lane_pair_bin(lane, k)], tot[k]);
+    if (blockIdx.x == 0 && threadIdx.x < n - 16 * n16) atomicAdd(&total[in[16 * n16 + threadIdx.x]], 1u);  // n % 16 tail
+    __syncthreads();
+    for (int b = threadIdx.x; b < BINS; b += LP_BLOCK)
+        if (total[b]) atomicAdd(&hist[b], total[b]);
+}
+
 template <class K>
 int resident_grid(K kernel, int block, const DeviceInfo& dev, size_t items_per_thread_unit) {
     int per_sm = 0;
@@ -254,7 +343,8 @@ int resident_grid(K kernel, int block, const DeviceInfo& dev, size_t items_per_t
 }
 
 int main(int argc, char** argv) {
-    Args args(argc, argv, "256-bin byte histogram: global, shared, per-warp, warp-aggregated, per-thread counters.");
+    Args args(argc, argv,
+              "256-bin byte histogram: global, shared, per-warp, warp-aggregated, per-thread, lane-pair counters.");
     long long n = args.integer("n", 1LL << 28, 1, 1LL << 31, "input bytes (32-bit counts stay exact)");
     double skew = args.real("skew", 0.9, 0.0, 1.0, "fraction of the skewed input that is one byte value");
     int reps = (int)args.integer("reps", 10, 1, 1000, "timed repetitions (median reported)");
@@ -290,12 +380,16 @@ int main(int argc, char** argv) {
     int g_warp = resident_grid(histogram_warp<false>, WARP_BLOCK, dev, n / 16 + 1);
     int g_agg = resident_grid(histogram_warp<true>, WARP_BLOCK, dev, n / 16 + 1);
     int g_priv = resident_grid(histogram_private8, P_BLOCK, dev, n / 16 + 1);
+    CHECK(cudaFuncSetAttribute(histogram_lane_pair, cudaFuncAttributePreferredSharedMemoryCarveout,
+                               (int)cudaSharedmemCarveoutMaxShared));
+    int g_pair = resident_grid(histogram_lane_pair, LP_BLOCK, dev, n / 16 + 1);
 
     table.param("n", n);
     table.param("skew", skew);
     table.baseline_d2d((size_t)n);
     const char* names[] = {"global atomics", "shared per block", "per-warp uint4", "per-warp + match_any",
-                           "per-thread 8-bit"};
+                           "per-thread 8-bit", "lane-pair copies (bank-pinned)"};
+    const int n_versions = sizeof names / sizeof names[0];
     for (auto& d : data) {
         const uint8_t* in = d.dev;
         size_t sz = (size_t)n;
@@ -306,6 +400,7 @@ int main(int argc, char** argv) {
             [=] { zero(); histogram_warp<false><<<g_warp, WARP_BLOCK>>>(in, sz, d_hist); },
             [=] { zero(); histogram_warp<true><<<g_agg, WARP_BLOCK>>>(in, sz, d_hist); },
             [=] { zero(); histogram_private8<<<g_priv, P_BLOCK>>>(in, sz, d_hist); },
+            [=] { zero(); histogram_lane_pair<<<g_pair, LP_BLOCK>>>(in, sz, d_hist); },
         };
         const unsigned* ref = d.ref;
         auto check = [=](Verdict& v, const std::string& name) {
@@ -315,22 +410,24 @@ int main(int argc, char** argv) {
         };
         // Each launch zeroes the bins first (part of the work, as in any real use); the expected
         // counts add up to n > 0, so a kernel that adds nothing, or adds twice, fails the check.
-        for (int k = 0; k < 5; ++k) table.add(std::string(d.name) + ": " + names[k], launches[k], (double)n, check);
+        for (int k = 0; k < n_versions; ++k)
+            table.add(std::string(d.name) + ": " + names[k], launches[k], (double)n, check);
     }
-    std::printf("grids (blocks): global %d, shared %d, per-warp %d, match_any %d, per-thread %d (%d SMs)\n", g_global,
-                g_shared, g_warp, g_agg, g_priv, dev.prop.multiProcessorCount);
+    std::printf("grids (blocks): global %d, shared %d, per-warp %d, match_any %d, per-thread %d, lane-pair %d"
+                " (%d SMs)\n",
+                g_global, g_shared, g_warp, g_agg, g_priv, g_pair, dev.prop.multiProcessorCount);
 
     Verdict verdict;
     table.run(verdict, reps);
 
     // The same numbers per version, uniform next to skewed: what contention costs each design.
-    std::printf("\n%-24s %12s %12s %16s\n", "version (input GB/s)", "uniform", "skewed", "skewed / uniform");
+    std::printf("\n%-30s %12s %12s %16s\n", "version (input GB/s)", "uniform", "skewed", "skewed / uniform");
     const Results::Version* best[2] = {nullptr, nullptr};
     for (const char* name : names) {
         const Results::Version* u = table.find(std::string("uniform: ") + name);
         const Results::Version* s = table.find(std::string("skewed: ") + name);
         if (!u || !s) continue;
-        std::printf("%-24s %12.1f %12.1f %15.2fx\n", name, u->rate(), s->rate(), s->rate() / u->rate());
+        std::printf("%-30s %12.1f %12.1f %15.2fx\n", name, u->rate(), s->rate(), s->rate() / u->rate());
         if (!best[0] || u->rate() > best[0]->rate()) best[0] = u;
         if (!best[1] || s->rate() > best[1]->rate()) best[1] = s;
     }

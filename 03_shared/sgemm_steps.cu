@@ -23,7 +23,8 @@
 // Run:    ./sgemm_steps [--m=4096 --n=4096 --k=4096] [--kernel=N] [--reps=10] [--csv=FILE] [--only=REGEX]
 //         --kernel=N runs step N (and cuBLAS) only; any sizes work (--m=300 --n=257 --k=131)
 // Output: check lines (sampled rows against a double-precision CPU product, all of C against
-//         cuBLAS), a table (time, GFLOP/s, % of cuBLAS), the best step and its % of cuBLAS, PASSED.
+//         cuBLAS), the GPU's FP32 peak, a table (time, GFLOP/s, % of cuBLAS, % of FP32 peak), the
+//         best step and its % of cuBLAS and of the peak, PASSED.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -317,12 +318,28 @@ __device__ __forceinline__ void cp_async_wait() {
 // Rows of A past M are clamped to row M - 1 (a valid address; the copy writes zeros). Only the last
 // tile can reach past K: there (EDGE) each copy also tests its k, and one not made points at A / B.
 // (Step 8 also uses AK = 1: a group is one column, see there; step 7 uses AK = 4 as described.)
-template <int BM, int BN, int BK, int THREADS, int AK = 4>
+// KSPAN (AK = 1 only; 0 = the map above): a warp's 32 copies cover KSPAN consecutive k of
+// 32 / KSPAN rows, the warps side by side along k first; A_ROWS stays THREADS / BK.
+template <int BM, int BN, int BK, int THREADS, int AK = 4, int KSPAN = 0>
 struct TileCopier {
     static constexpr int NA = BM * BK / AK / THREADS, NB = BK * BN / 4 / THREADS;
     static_assert(NA * AK * THREADS == BM * BK && NB * 4 * THREADS == BK * BN, "whole groups per thread");
     static_assert(THREADS % (BK / AK) == 0 && THREADS % (BN / 4) == 0 && NA <= 32, "same column in every group");
+    static constexpr int KS = KSPAN > 0 ? KSPAN : 1;  // a divisor in the assertion below
+    static_assert(KSPAN == 0 || (AK == 1 && BK % KS == 0 && 32 % KS == 0 && THREADS / 32 % (BK / KS) == 0),
+                  "whole warps per KSPAN-wide column block");
     static constexpr int A_ROWS = THREADS / (BK / AK), B_ROWS = THREADS / (BN / 4);  // rows between groups
+    // This thread's row of group 0 (within the tile) and its first k.
+    __device__ static int a_row() {
+        const int tid = threadIdx.x;
+        if constexpr (KSPAN == 0) return tid / (BK / AK);
+        else return tid / 32 / (BK / KSPAN) * (32 / KSPAN) + tid % 32 / KSPAN;
+    }
+    __device__ static int a_k() {
+        const int tid = threadIdx.x;
+        if constexpr (KSPAN == 0) return tid % (BK / AK) * AK;
+        else return tid / 32 % (BK / KSPAN) * KSPAN + tid % KSPAN;
+    }
     const float* a;    // A[row of group 0][k0 + kq] of the next tile
     const float* b;    // B[k0 + row of group 0][bn + n] of the next tile
     unsigned a_in = 0; // bit i: group i's row is inside A
@@ -330,10 +347,10 @@ struct TileCopier {
     int a_rows, b_rows;  // A_ROWS * lda, B_ROWS * ldb: floats between two groups
 
     __device__ TileCopier(const Operands& p, int bm, int bn) {
-        const int tid = threadIdx.x, row = bm + tid / (BK / AK), col = bn + tid % (BN / 4) * 4;
+        const int tid = threadIdx.x, row = bm + a_row(), col = bn + tid % (BN / 4) * 4;
 #pragma unroll
         for (int i = 0; i < NA; ++i) a_in |= (row + i * A_ROWS < p.M ? 1u : 0u) << i;
-        a = p.A + (size_t)min(row, p.M - 1) * p.lda + tid % (BK / AK) * AK;
+        a = p.A + (size_t)min(row, p.M - 1) * p.lda + a_k();
         a_rows = A_ROWS * p.lda;
         b_in = col < p.N;
         b = p.B + (size_t)(tid / (BN / 4)) * p.ldb + min(col, p.ldb - 4);
@@ -342,7 +359,7 @@ struct TileCopier {
 
     template <bool EDGE, bool ALL_ROWS = false>  // ALL_ROWS: every group's row is inside A (a_in full)
     __device__ __forceinline__ void issue(const Operands& p, float* As, float* Bs, int k0) {
-        const int tid = threadIdx.x, m = tid / (BK / AK), kq = tid % (BK / AK) * AK;
+        const int tid = threadIdx.x, m = a_row(), kq = a_k();
 #pragma unroll
         for (int i = 0; i < NA; ++i) {
             // a group whose row is past M copies nothing; it points at group 0's (clamped) row
@@ -360,6 +377,12 @@ struct TileCopier {
             bool ok = b_in && (!EDGE || k0 + k < p.K);
             cp_async16(&Bs[k * BN + tid % (BN / 4) * 4], EDGE && !ok ? p.B : b + (size_t)i * b_rows, ok);
         }
+    }
+
+    // Split-K: the first tile starts at k0 (a multiple of BK), not at 0.
+    __device__ __forceinline__ void skip(const Operands& p, int k0) {
+        a += k0;
+        b += (size_t)k0 * p.ldb;
     }
 
     // Copies the tile pair that starts at k0 into one stage (As, Bs) and moves on to the next.
@@ -483,9 +506,60 @@ __device__ __forceinline__ void outer_product(const float4 (&a4)[TM / 4], const 
         for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
 }
 
-template <int BM, int BN, int BK, int TM, int TN, int STAGES, int MIN_BLOCKS, bool INTERLEAVE, int AK>
+// Split-K (SPLITK, gridDim.z = S slices > 1): block (bx, by, z) multiplies the z-th of S equal
+// runs of k-tiles and writes its partial C tile to partial + z * M * ldc; a counter per C tile
+// counts the slices done, and the block that finishes last adds the S partials in the fixed order
+// 0, 1, ..., S-1 and stores C: the same sums whichever block is last.
+struct SplitK {
+    float* partial;     // S x M x ldc floats, zeroed once (the columns past N are read, never written)
+    unsigned* count;    // one per C tile, zero between launches (the last block resets it)
+};
+
+// The end of a split-K block: its partial tile to the work space, then, in the block that
+// completes the tile's count, the sum of all slices into C (store_results' layout).
+template <int TM, int TN>
+__device__ __forceinline__ void split_k_store(const Operands& p, const SplitK& sk, int group, int row0, int col0,
+                                              float (&acc)[TM][TN]) {
+    const size_t slice = (size_t)p.M * p.ldc;
+    Operands mine = p;
+    mine.C = sk.partial + blockIdx.z * slice;
+    store_results<TM, TN, 16, 32>(mine, row0, col0, acc);
+    __shared__ bool last;
+    __threadfence();  // this thread's partial is visible device-wide before the count says so
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        int bx, by;
+        block_coords(group, bx, by);
+        unsigned* count = &sk.count[by * gridDim.x + bx];
+        last = atomicAdd(count, 1u) == gridDim.z - 1;
+        if (last) *count = 0;  // every slice has counted: ready for the next launch
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; j += 4) {
+            const int row = row0 + i / 4 * 16 + i % 4, col = col0 + j / 4 * 32;
+            if (row >= p.M || col >= p.N) continue;
+            const size_t at = (size_t)row * p.ldc + col;  // col + 3 < ldc: a whole float4 of the row
+            float v[4] = {};
+            for (unsigned z = 0; z < gridDim.z; ++z) {  // its own partial too: acc is free by now
+                float4 q = __ldcg(reinterpret_cast<const float4*>(sk.partial + z * slice + at));  // L2, not L1
+                v[0] += q.x;  // z = 0 adds to zeros (exact): the sum is p0 + p1 + ... in this order
+                v[1] += q.y;
+                v[2] += q.z;
+                v[3] += q.w;
+            }
+            store4(p, row, col, v);
+        }
+}
+
+template <int BM, int BN, int BK, int TM, int TN, int STAGES, int MIN_BLOCKS, bool INTERLEAVE, int AK, int KSPAN,
+          bool SPLITK>
 __global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS, MIN_BLOCKS)
-    sgemm_8_pipelined(Operands p, int group) {
+    sgemm_8_pipelined(Operands p, int group, SplitK sk) {
     using W = WarpTiles<BM, BN, TM, TN>;
     static_assert(STAGES >= 2 && BK % 2 == 0, "double buffering; the next tile's fragments go to set 0");
     constexpr int A_SIZE = BK * (BM + 4), B_SIZE = BK * BN;
@@ -494,13 +568,20 @@ __global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS, MIN_BLOCKS
     float* Bs = smem + STAGES * A_SIZE;
     int bx, by;
     block_coords(group, bx, by);
-    const int bm = by * BM, bn = bx * BN, tiles = (p.K + BK - 1) / BK;
+    const int bm = by * BM, bn = bx * BN;
+    int tiles = (p.K + BK - 1) / BK, k0 = 0;  // this block's k-tiles and its first k
     const LaneTiles<BM, BN, TM, TN, INTERLEAVE> w;
-    TileCopier<BM, BN, BK, W::THREADS, AK> copier(p, bm, bn);
+    TileCopier<BM, BN, BK, W::THREADS, AK, KSPAN> copier(p, bm, bn);
+    if constexpr (SPLITK) {  // this slice's k-tiles: [z * T / S, (z + 1) * T / S), never empty as S <= T
+        const int z = blockIdx.z, S = gridDim.z, first = z * tiles / S;
+        tiles = (z + 1) * tiles / S - first;
+        k0 = first * BK;
+        copier.skip(p, k0);
+    }
     float acc[TM][TN] = {};
 #pragma unroll
     for (int s = 0; s < STAGES; ++s) {  // tiles 0 .. STAGES-1, one commit group each (empty or not)
-        if (s < tiles) copier.template copy<true>(p, As + s * A_SIZE, Bs + s * B_SIZE, s * BK);
+        if (s < tiles) copier.template copy<true>(p, As + s * A_SIZE, Bs + s * B_SIZE, k0 + s * BK);
         cp_async_commit();
     }
     cp_async_wait<STAGES - 1>();  // tile 0 of this thread has landed
@@ -519,13 +600,19 @@ __global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS, MIN_BLOCKS
                 cp_async_wait<STAGES - 2>();
                 __syncthreads();  // tile t + 1 complete for everyone; nobody reads tile t any more
                 if (t + STAGES < tiles)
-                    copier.template copy<true>(p, As + stage * A_SIZE, Bs + stage * B_SIZE, (t + STAGES) * BK);
+                    copier.template copy<true>(p, As + stage * A_SIZE, Bs + stage * B_SIZE, k0 + (t + STAGES) * BK);
                 cp_async_commit();
                 stage = stage + 1 == STAGES ? 0 : stage + 1;
                 // k = 0 of tile t + 1 (after the last tile: reads a buffer, uses nothing)
                 load_fragments<BM, BN, TM, TN>(As + stage * A_SIZE, Bs + stage * B_SIZE, 0, w.am, w.bn, fa[0], fb[0]);
             }
             outer_product<TM, TN>(fa[k % 2], fb[k % 2], acc);
+        }
+    }
+    if constexpr (SPLITK) {
+        if (gridDim.z > 1) {
+            split_k_store<TM, TN>(p, sk, group, bm + w.am, bn + w.bn, acc);
+            return;
         }
     }
     store_results<TM, TN, 16, 32>(p, bm + w.am, bn + w.bn, acc);
@@ -561,15 +648,69 @@ std::function<void()> async_launcher(const Operands& p, const DeviceInfo& dev, b
 }
 
 // The same for the step 8 fast path; group: block rows per band of the launch order (1 = none).
-template <int BM, int BN, int BK, int TM, int TN, int STAGES, int MIN_BLOCKS, bool INTERLEAVE = true, int AK = 1>
+template <int BM, int BN, int BK, int TM, int TN, int STAGES, int MIN_BLOCKS, bool INTERLEAVE = true, int AK = 1,
+          int KSPAN = 0>
 std::function<void()> pipelined_launcher(const Operands& p, const DeviceInfo& dev, bool* fits, int group = 16) {
-    auto kernel = sgemm_8_pipelined<BM, BN, BK, TM, TN, STAGES, MIN_BLOCKS, INTERLEAVE, AK>;
+    auto kernel = sgemm_8_pipelined<BM, BN, BK, TM, TN, STAGES, MIN_BLOCKS, INTERLEAVE, AK, KSPAN, false>;
     constexpr size_t smem = async_smem_bytes<BM, BN, BK, STAGES>();
     *fits = smem <= dev.prop.sharedMemPerBlockOptin;
     if (*fits) CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     dim3 grid((p.N + BN - 1) / BN, (p.M + BM - 1) / BM);
     int threads = WarpTiles<BM, BN, TM, TN>::THREADS;
-    return [=] { kernel<<<grid, threads, smem>>>(p, group); };
+    return [=] { kernel<<<grid, threads, smem>>>(p, group, SplitK{nullptr, nullptr}); };
+}
+
+// Split-K work space: the partial C tiles of up to `slices` slices and one counter per C tile.
+struct SplitKSpace {
+    SplitK sk{nullptr, nullptr};
+    int slices = 0, tiles = 0;
+    void reserve(int s, int M, int ldc, int t) {
+        if (s <= 1 || (s <= slices && t <= tiles)) return;
+        s = std::max(s, slices);
+        t = std::max(t, tiles);
+        release();
+        size_t bytes = (size_t)s * M * ldc * sizeof(float);
+        CHECK(cudaMalloc(&sk.partial, bytes));
+        CHECK(cudaMemset(sk.partial, 0, bytes));
+        CHECK(cudaMalloc(&sk.count, t * sizeof(unsigned)));
+        CHECK(cudaMemset(sk.count, 0, t * sizeof(unsigned)));
+        slices = s;
+        tiles = t;
+    }
+    void release() {
+        if (sk.partial) CHECK(cudaFree(sk.partial));
+        if (sk.count) CHECK(cudaFree(sk.count));
+        sk = {nullptr, nullptr};
+        slices = tiles = 0;
+    }
+};
+
+// The fast path with split-K: `slices` > 0 splits K in that many slices (at most one per k-tile);
+// slices = 0 picks the count from the GPU: the largest power of two up to 4 whose blocks
+// (C tiles x slices) all fit on the GPU at once (SMs x resident blocks per SM), else 1.
+template <int BM, int BN, int BK, int TM, int TN, int STAGES, int MIN_BLOCKS, int AK = 1, int KSPAN = 0>
+std::function<void()> split_launcher(const Operands& p, const DeviceInfo& dev, bool* fits, SplitKSpace& space,
+                                     int slices, int* chosen, int group = 16) {
+    auto kernel = sgemm_8_pipelined<BM, BN, BK, TM, TN, STAGES, MIN_BLOCKS, true, AK, KSPAN, true>;
+    constexpr size_t smem = async_smem_bytes<BM, BN, BK, STAGES>();
+    *fits = smem <= dev.prop.sharedMemPerBlockOptin;
+    if (!*fits) return {};
+    CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    const int threads = WarpTiles<BM, BN, TM, TN>::THREADS, ktiles = (p.K + BK - 1) / BK;
+    dim3 grid((p.N + BN - 1) / BN, (p.M + BM - 1) / BM);
+    const int tiles = grid.x * grid.y;
+    if (slices == 0) {
+        int per_sm = 0;
+        CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+        const int resident = per_sm * dev.prop.multiProcessorCount;
+        slices = 1;
+        while (slices < 4 && (long long)tiles * slices * 2 <= resident) slices *= 2;
+    }
+    grid.z = std::max(1, std::min(slices, ktiles));
+    *chosen = grid.z;
+    space.reserve(grid.z, p.M, p.ldc, tiles);
+    const SplitK* sk = &space.sk;  // read at launch time: a later reserve() may replace the buffers
+    return [=] { kernel<<<grid, threads, smem>>>(p, group, *sk); };
 }
 
 int main(int argc, char** argv) {
@@ -677,6 +818,29 @@ int main(int argc, char** argv) {
     tuned(8, "8 pipe 128x256x8 8x16", pipelined_launcher<128, 256, 8, 8, 16, 3, 1>(p, dev, &fits));
     tuned(8, "8 pipe 128x256x16 8x16", pipelined_launcher<128, 256, 16, 8, 16, 3, 1>(p, dev, &fits));
     tuned(8, "8 pipe 128x128x8 4w 8x16", pipelined_launcher<128, 128, 8, 8, 16, 4, 2>(p, dev, &fits));
+    // Candidates (issue 23; "X " rows are temporary). "k8": KSPAN = 8, a warp's A copies are 8 k
+    // of 4 rows (conflict-free transposed stores at any BK). 4096^3: BK = 32 halves the barriers and
+    // loop overhead per k; 1024^3 (64 C tiles of 128x128 for 132 SMs): smaller tiles or split-K.
+    tuned(8, "X pipe 128x128x32 k8", pipelined_launcher<128, 128, 32, 8, 8, 3, 2, true, 1, 8>(p, dev, &fits));
+    tuned(8, "X pipe 128x256x32 8x16 k8", pipelined_launcher<128, 256, 32, 8, 16, 3, 1, true, 1, 8>(p, dev, &fits));
+    tuned(8, "X pipe 128x256x16 8x16 4st k8", pipelined_launcher<128, 256, 16, 8, 16, 4, 1, true, 1, 8>(p, dev, &fits));
+    tuned(8, "X pipe 128x64x16 4w k8", pipelined_launcher<128, 64, 16, 8, 8, 3, 4, true, 1, 8>(p, dev, &fits));
+    SplitKSpace space;
+    int slices = 1;
+    tuned(8, "X split-K 2 128x128x16", split_launcher<128, 128, 16, 8, 8, 3, 2>(p, dev, &fits, space, 2, &slices));
+    tuned(8, "X split-K 4 128x128x16", split_launcher<128, 128, 16, 8, 8, 3, 2>(p, dev, &fits, space, 4, &slices));
+    auto auto_split = split_launcher<128, 128, 16, 8, 8, 3, 2>(p, dev, &fits, space, 0, &slices);
+    tuned(8, "X pipe 128x128x16, split-K " + std::to_string(slices) + " (by SMs)", auto_split);
+
+    // The physical ceiling: every FP32 lane of every SM doing one FMA (2 flops) per clock. FP32 lanes
+    // per SM (the programming guide's arithmetic throughput table): 64 on cc 7.x and 8.0, 128 on
+    // 8.6 and newer. cudaDevAttrClockRate is the SM's top (boost) clock.
+    const int lanes = dev.prop.major == 7 || dev.cc() == 80 ? 64 : 128;
+    const double peak = dev.prop.multiProcessorCount * lanes * 2.0 * dev.sm_clock_khz * 1e3 / 1e9;
+    std::printf("FP32 peak: %d SMs x %d lanes x 2 flops x %.0f MHz = %.0f GFLOP/s\n", dev.prop.multiProcessorCount,
+                lanes, dev.sm_clock_khz / 1e3, peak);
+    table.column("% of FP32 peak", "pct_of_fp32_peak", [&](const Results::Version& v) { return 100 * v.rate() / peak; },
+                 "%.1f%%");
 
     Verdict verdict;
     table.run(verdict, reps);
@@ -684,9 +848,10 @@ int main(int argc, char** argv) {
     const Results::Version* best = table.best();
     const Results::Version* base = table.base();
     if (best && base)
-        std::printf("best step: %s, %.1f%% of cuBLAS (%.1f vs %.1f GFLOP/s)\n", best->name.c_str(),
-                    100.0 * best->rate() / base->rate(), best->rate(), base->rate());
+        std::printf("best step: %s, %.1f%% of cuBLAS (%.1f vs %.1f GFLOP/s), %.1f%% of FP32 peak\n", best->name.c_str(),
+                    100.0 * best->rate() / base->rate(), best->rate(), base->rate(), 100 * best->rate() / peak);
 
+    space.release();
     CHECK_CUBLAS(cublasDestroy(handle));
     CHECK(cudaFree(dA.d));
     CHECK(cudaFree(dB.d));

@@ -18,7 +18,8 @@
 //             compute on the current one; one __syncthreads per tile
 //           8 autotuning: step 7 with other tile sizes, and a fast-path kernel (lanes interleaved
 //             for 2-cycle shared loads, fragments double-buffered across tiles, L2-friendly block
-//             order) in several configurations; the table names the best
+//             order) in several configurations, one with its tile chosen from the problem size and
+//             the SM count ("by size"); the table names the best
 // Build:  make sgemm_steps
 // Run:    ./sgemm_steps [--m=4096 --n=4096 --k=4096] [--kernel=N] [--reps=10] [--csv=FILE] [--only=REGEX]
 //         --kernel=N runs step N (and cuBLAS) only; any sizes work (--m=300 --n=257 --k=131)
@@ -379,12 +380,6 @@ struct TileCopier {
         }
     }
 
-    // Split-K: the first tile starts at k0 (a multiple of BK), not at 0.
-    __device__ __forceinline__ void skip(const Operands& p, int k0) {
-        a += k0;
-        b += (size_t)k0 * p.ldb;
-    }
-
     // Copies the tile pair that starts at k0 into one stage (As, Bs) and moves on to the next.
     // SPLIT_ROWS (step 8): a thread whose rows are all inside A skips the per-row selects.
     template <bool SPLIT_ROWS = false>
@@ -506,60 +501,9 @@ __device__ __forceinline__ void outer_product(const float4 (&a4)[TM / 4], const 
         for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
 }
 
-// Split-K (SPLITK, gridDim.z = S slices > 1): block (bx, by, z) multiplies the z-th of S equal
-// runs of k-tiles and writes its partial C tile to partial + z * M * ldc; a counter per C tile
-// counts the slices done, and the block that finishes last adds the S partials in the fixed order
-// 0, 1, ..., S-1 and stores C: the same sums whichever block is last.
-struct SplitK {
-    float* partial;     // S x M x ldc floats, zeroed once (the columns past N are read, never written)
-    unsigned* count;    // one per C tile, zero between launches (the last block resets it)
-};
-
-// The end of a split-K block: its partial tile to the work space, then, in the block that
-// completes the tile's count, the sum of all slices into C (store_results' layout).
-template <int TM, int TN>
-__device__ __forceinline__ void split_k_store(const Operands& p, const SplitK& sk, int group, int row0, int col0,
-                                              float (&acc)[TM][TN]) {
-    const size_t slice = (size_t)p.M * p.ldc;
-    Operands mine = p;
-    mine.C = sk.partial + blockIdx.z * slice;
-    store_results<TM, TN, 16, 32>(mine, row0, col0, acc);
-    __shared__ bool last;
-    __threadfence();  // this thread's partial is visible device-wide before the count says so
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        int bx, by;
-        block_coords(group, bx, by);
-        unsigned* count = &sk.count[by * gridDim.x + bx];
-        last = atomicAdd(count, 1u) == gridDim.z - 1;
-        if (last) *count = 0;  // every slice has counted: ready for the next launch
-    }
-    __syncthreads();
-    if (!last) return;
-    __threadfence();
-#pragma unroll
-    for (int i = 0; i < TM; ++i)
-#pragma unroll
-        for (int j = 0; j < TN; j += 4) {
-            const int row = row0 + i / 4 * 16 + i % 4, col = col0 + j / 4 * 32;
-            if (row >= p.M || col >= p.N) continue;
-            const size_t at = (size_t)row * p.ldc + col;  // col + 3 < ldc: a whole float4 of the row
-            float v[4] = {};
-            for (unsigned z = 0; z < gridDim.z; ++z) {  // its own partial too: acc is free by now
-                float4 q = __ldcg(reinterpret_cast<const float4*>(sk.partial + z * slice + at));  // L2, not L1
-                v[0] += q.x;  // z = 0 adds to zeros (exact): the sum is p0 + p1 + ... in this order
-                v[1] += q.y;
-                v[2] += q.z;
-                v[3] += q.w;
-            }
-            store4(p, row, col, v);
-        }
-}
-
-template <int BM, int BN, int BK, int TM, int TN, int STAGES, int MIN_BLOCKS, bool INTERLEAVE, int AK, int KSPAN,
-          bool SPLITK>
+template <int BM, int BN, int BK, int TM, int TN, int STAGES, int MIN_BLOCKS, bool INTERLEAVE, int AK, int KSPAN>
 __global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS, MIN_BLOCKS)
-    sgemm_8_pipelined(Operands p, int group, SplitK sk) {
+    sgemm_8_pipelined(Operands p, int group) {
     using W = WarpTiles<BM, BN, TM, TN>;
     static_assert(STAGES >= 2 && BK % 2 == 0, "double buffering; the next tile's fragments go to set 0");
     constexpr int A_SIZE = BK * (BM + 4), B_SIZE = BK * BN;
@@ -569,19 +513,13 @@ __global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS, MIN_BLOCKS
     int bx, by;
     block_coords(group, bx, by);
     const int bm = by * BM, bn = bx * BN;
-    int tiles = (p.K + BK - 1) / BK, k0 = 0;  // this block's k-tiles and its first k
+    const int tiles = (p.K + BK - 1) / BK;
     const LaneTiles<BM, BN, TM, TN, INTERLEAVE> w;
     TileCopier<BM, BN, BK, W::THREADS, AK, KSPAN> copier(p, bm, bn);
-    if constexpr (SPLITK) {  // this slice's k-tiles: [z * T / S, (z + 1) * T / S), never empty as S <= T
-        const int z = blockIdx.z, S = gridDim.z, first = z * tiles / S;
-        tiles = (z + 1) * tiles / S - first;
-        k0 = first * BK;
-        copier.skip(p, k0);
-    }
     float acc[TM][TN] = {};
 #pragma unroll
     for (int s = 0; s < STAGES; ++s) {  // tiles 0 .. STAGES-1, one commit group each (empty or not)
-        if (s < tiles) copier.template copy<true>(p, As + s * A_SIZE, Bs + s * B_SIZE, k0 + s * BK);
+        if (s < tiles) copier.template copy<true>(p, As + s * A_SIZE, Bs + s * B_SIZE, s * BK);
         cp_async_commit();
     }
     cp_async_wait<STAGES - 1>();  // tile 0 of this thread has landed
@@ -600,19 +538,13 @@ __global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS, MIN_BLOCKS
                 cp_async_wait<STAGES - 2>();
                 __syncthreads();  // tile t + 1 complete for everyone; nobody reads tile t any more
                 if (t + STAGES < tiles)
-                    copier.template copy<true>(p, As + stage * A_SIZE, Bs + stage * B_SIZE, k0 + (t + STAGES) * BK);
+                    copier.template copy<true>(p, As + stage * A_SIZE, Bs + stage * B_SIZE, (t + STAGES) * BK);
                 cp_async_commit();
                 stage = stage + 1 == STAGES ? 0 : stage + 1;
                 // k = 0 of tile t + 1 (after the last tile: reads a buffer, uses nothing)
                 load_fragments<BM, BN, TM, TN>(As + stage * A_SIZE, Bs + stage * B_SIZE, 0, w.am, w.bn, fa[0], fb[0]);
             }
             outer_product<TM, TN>(fa[k % 2], fb[k % 2], acc);
-        }
-    }
-    if constexpr (SPLITK) {
-        if (gridDim.z > 1) {
-            split_k_store<TM, TN>(p, sk, group, bm + w.am, bn + w.bn, acc);
-            return;
         }
     }
     store_results<TM, TN, 16, 32>(p, bm + w.am, bn + w.bn, acc);
@@ -651,66 +583,13 @@ std::function<void()> async_launcher(const Operands& p, const DeviceInfo& dev, b
 template <int BM, int BN, int BK, int TM, int TN, int STAGES, int MIN_BLOCKS, bool INTERLEAVE = true, int AK = 1,
           int KSPAN = 0>
 std::function<void()> pipelined_launcher(const Operands& p, const DeviceInfo& dev, bool* fits, int group = 16) {
-    auto kernel = sgemm_8_pipelined<BM, BN, BK, TM, TN, STAGES, MIN_BLOCKS, INTERLEAVE, AK, KSPAN, false>;
+    auto kernel = sgemm_8_pipelined<BM, BN, BK, TM, TN, STAGES, MIN_BLOCKS, INTERLEAVE, AK, KSPAN>;
     constexpr size_t smem = async_smem_bytes<BM, BN, BK, STAGES>();
     *fits = smem <= dev.prop.sharedMemPerBlockOptin;
     if (*fits) CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     dim3 grid((p.N + BN - 1) / BN, (p.M + BM - 1) / BM);
     int threads = WarpTiles<BM, BN, TM, TN>::THREADS;
-    return [=] { kernel<<<grid, threads, smem>>>(p, group, SplitK{nullptr, nullptr}); };
-}
-
-// Split-K work space: the partial C tiles of up to `slices` slices and one counter per C tile.
-struct SplitKSpace {
-    SplitK sk{nullptr, nullptr};
-    int slices = 0, tiles = 0;
-    void reserve(int s, int M, int ldc, int t) {
-        if (s <= 1 || (s <= slices && t <= tiles)) return;
-        s = std::max(s, slices);
-        t = std::max(t, tiles);
-        release();
-        size_t bytes = (size_t)s * M * ldc * sizeof(float);
-        CHECK(cudaMalloc(&sk.partial, bytes));
-        CHECK(cudaMemset(sk.partial, 0, bytes));
-        CHECK(cudaMalloc(&sk.count, t * sizeof(unsigned)));
-        CHECK(cudaMemset(sk.count, 0, t * sizeof(unsigned)));
-        slices = s;
-        tiles = t;
-    }
-    void release() {
-        if (sk.partial) CHECK(cudaFree(sk.partial));
-        if (sk.count) CHECK(cudaFree(sk.count));
-        sk = {nullptr, nullptr};
-        slices = tiles = 0;
-    }
-};
-
-// The fast path with split-K: `slices` > 0 splits K in that many slices (at most one per k-tile);
-// slices = 0 picks the count from the GPU: the largest power of two up to 4 whose blocks
-// (C tiles x slices) all fit on the GPU at once (SMs x resident blocks per SM), else 1.
-template <int BM, int BN, int BK, int TM, int TN, int STAGES, int MIN_BLOCKS, int AK = 1, int KSPAN = 0>
-std::function<void()> split_launcher(const Operands& p, const DeviceInfo& dev, bool* fits, SplitKSpace& space,
-                                     int slices, int* chosen, int group = 16) {
-    auto kernel = sgemm_8_pipelined<BM, BN, BK, TM, TN, STAGES, MIN_BLOCKS, true, AK, KSPAN, true>;
-    constexpr size_t smem = async_smem_bytes<BM, BN, BK, STAGES>();
-    *fits = smem <= dev.prop.sharedMemPerBlockOptin;
-    if (!*fits) return {};
-    CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    const int threads = WarpTiles<BM, BN, TM, TN>::THREADS, ktiles = (p.K + BK - 1) / BK;
-    dim3 grid((p.N + BN - 1) / BN, (p.M + BM - 1) / BM);
-    const int tiles = grid.x * grid.y;
-    if (slices == 0) {
-        int per_sm = 0;
-        CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
-        const int resident = per_sm * dev.prop.multiProcessorCount;
-        slices = 1;
-        while (slices < 4 && (long long)tiles * slices * 2 <= resident) slices *= 2;
-    }
-    grid.z = std::max(1, std::min(slices, ktiles));
-    *chosen = grid.z;
-    space.reserve(grid.z, p.M, p.ldc, tiles);
-    const SplitK* sk = &space.sk;  // read at launch time: a later reserve() may replace the buffers
-    return [=] { kernel<<<grid, threads, smem>>>(p, group, *sk); };
+    return [=] { kernel<<<grid, threads, smem>>>(p, group); };
 }
 
 int main(int argc, char** argv) {
@@ -818,19 +697,27 @@ int main(int argc, char** argv) {
     tuned(8, "8 pipe 128x256x8 8x16", pipelined_launcher<128, 256, 8, 8, 16, 3, 1>(p, dev, &fits));
     tuned(8, "8 pipe 128x256x16 8x16", pipelined_launcher<128, 256, 16, 8, 16, 3, 1>(p, dev, &fits));
     tuned(8, "8 pipe 128x128x8 4w 8x16", pipelined_launcher<128, 128, 8, 8, 16, 4, 2>(p, dev, &fits));
-    // Candidates (issue 23; "X " rows are temporary). "k8": KSPAN = 8, a warp's A copies are 8 k
-    // of 4 rows (conflict-free transposed stores at any BK). 4096^3: BK = 32 halves the barriers and
-    // loop overhead per k; 1024^3 (64 C tiles of 128x128 for 132 SMs): smaller tiles or split-K.
-    tuned(8, "X pipe 128x128x32 k8", pipelined_launcher<128, 128, 32, 8, 8, 3, 2, true, 1, 8>(p, dev, &fits));
-    tuned(8, "X pipe 128x256x32 8x16 k8", pipelined_launcher<128, 256, 32, 8, 16, 3, 1, true, 1, 8>(p, dev, &fits));
-    tuned(8, "X pipe 128x256x16 8x16 4st k8", pipelined_launcher<128, 256, 16, 8, 16, 4, 1, true, 1, 8>(p, dev, &fits));
-    tuned(8, "X pipe 128x64x16 4w k8", pipelined_launcher<128, 64, 16, 8, 8, 3, 4, true, 1, 8>(p, dev, &fits));
-    SplitKSpace space;
-    int slices = 1;
-    tuned(8, "X split-K 2 128x128x16", split_launcher<128, 128, 16, 8, 8, 3, 2>(p, dev, &fits, space, 2, &slices));
-    tuned(8, "X split-K 4 128x128x16", split_launcher<128, 128, 16, 8, 8, 3, 2>(p, dev, &fits, space, 4, &slices));
-    auto auto_split = split_launcher<128, 128, 16, 8, 8, 3, 2>(p, dev, &fits, space, 0, &slices);
-    tuned(8, "X pipe 128x128x16, split-K " + std::to_string(slices) + " (by SMs)", auto_split);
+    // The tile chosen from the problem size and the GPU ("by size"). A 128x256 block (the best tile
+    // at 4096^3) needs a whole SM, so a small product leaves SMs idle: at 1024^3 its 32 tiles keep
+    // 32 of 132 H100 SMs busy. Then 128x64 tiles of 4 warps (up to 4 blocks per SM) take over:
+    // 8x as many blocks, 128 at 1024^3. The switch point, 128x256 tiles for fewer than 3/4 of
+    // the SMs, lies between the sizes measured (1024^3: 32 tiles; 2048^3: 128 tiles, where 128x256
+    // is the faster one); it is not tuned in between. "k8": KSPAN = 8, a warp's A copies cover
+    // 8 k of 4 rows, so the transposed stores are conflict-free at BK = 16.
+    const long long wide_tiles = (long long)((N + 255) / 256) * ((M + 127) / 128);
+    const bool small = wide_tiles * 4 < 3LL * dev.prop.multiProcessorCount;
+    tuned(8, std::string("8 pipe by size: ") + (small ? "128x64x16 4w k8" : "128x256x16 8x16"),
+          small ? pipelined_launcher<128, 64, 16, 8, 8, 3, 4, true, 1, 8>(p, dev, &fits)
+                : pipelined_launcher<128, 256, 16, 8, 16, 3, 1>(p, dev, &fits));
+    // Candidates for 4096^3 (issue 23; "X " rows are temporary). "4w 8x16": 128x128 blocks of 4
+    // warps with 8x16 results per thread, two blocks per SM, so one block's barrier wait can be
+    // covered by the other's FMAs (the 128x256 block is alone on its SM). "16x8": warp tiles of
+    // 64x64 instead of 32x128: the same 6 float4 shared loads per thread and k, 4 KB of distinct
+    // shared data per block and k instead of 5 KB; as 256x128, a thread copies 16 4-byte pieces of
+    // A and 2 16-byte pieces of B per tile instead of 8 and 4.
+    tuned(8, "X pipe 128x128x16 4w 8x16 k8", pipelined_launcher<128, 128, 16, 8, 16, 3, 2, true, 1, 8>(p, dev, &fits));
+    tuned(8, "X pipe 128x256x16 16x8", pipelined_launcher<128, 256, 16, 16, 8, 3, 1>(p, dev, &fits));
+    tuned(8, "X pipe 256x128x16 16x8", pipelined_launcher<256, 128, 16, 16, 8, 3, 1>(p, dev, &fits));
 
     // The physical ceiling: every FP32 lane of every SM doing one FMA (2 flops) per clock. FP32 lanes
     // per SM (the programming guide's arithmetic throughput table): 64 on cc 7.x and 8.0, 128 on
@@ -851,7 +738,6 @@ int main(int argc, char** argv) {
         std::printf("best step: %s, %.1f%% of cuBLAS (%.1f vs %.1f GFLOP/s), %.1f%% of FP32 peak\n", best->name.c_str(),
                     100.0 * best->rate() / base->rate(), best->rate(), base->rate(), 100 * best->rate() / peak);
 
-    space.release();
     CHECK_CUBLAS(cublasDestroy(handle));
     CHECK(cudaFree(dA.d));
     CHECK(cudaFree(dB.d));

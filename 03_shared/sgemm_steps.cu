@@ -706,18 +706,15 @@ int main(int argc, char** argv) {
     // 8 k of 4 rows, so the transposed stores are conflict-free at BK = 16.
     const long long wide_tiles = (long long)((N + 255) / 256) * ((M + 127) / 128);
     const bool small = wide_tiles * 4 < 3LL * dev.prop.multiProcessorCount;
-    tuned(8, std::string("8 pipe by size: ") + (small ? "128x64x16 4w k8" : "128x256x16 8x16"),
+    tuned(8, std::string("8 pipe by size: ") + (small ? "128x64x16 4w k8" : "128x256x16 16x8"),
           small ? pipelined_launcher<128, 64, 16, 8, 8, 3, 4, true, 1, 8>(p, dev, &fits)
-                : pipelined_launcher<128, 256, 16, 8, 16, 3, 1>(p, dev, &fits));
-    // Candidates for 4096^3 (issue 23; "X " rows are temporary). "4w 8x16": 128x128 blocks of 4
-    // warps with 8x16 results per thread, two blocks per SM, so one block's barrier wait can be
-    // covered by the other's FMAs (the 128x256 block is alone on its SM). "16x8": warp tiles of
-    // 64x64 instead of 32x128: the same 6 float4 shared loads per thread and k, 4 KB of distinct
-    // shared data per block and k instead of 5 KB; as 256x128, a thread copies 16 4-byte pieces of
-    // A and 2 16-byte pieces of B per tile instead of 8 and 4.
-    tuned(8, "X pipe 128x128x16 4w 8x16 k8", pipelined_launcher<128, 128, 16, 8, 16, 3, 2, true, 1, 8>(p, dev, &fits));
-    tuned(8, "X pipe 128x256x16 16x8", pipelined_launcher<128, 256, 16, 16, 8, 3, 1>(p, dev, &fits));
-    tuned(8, "X pipe 256x128x16 16x8", pipelined_launcher<256, 128, 16, 16, 8, 3, 1>(p, dev, &fits));
+                : pipelined_launcher<128, 256, 16, 16, 8, 3, 1>(p, dev, &fits));
+    // "16x8": each thread computes 16 rows x 8 columns, so a warp tile is 64x64 instead of 32x128:
+    // the same 6 float4 shared loads per thread and k, but 4 KB of distinct shared data per block
+    // and k instead of 5 KB. On the H100 it was the fastest 4096^3 and 2048^3 tile (92.1% and 94.8%
+    // of cuBLAS against 91.3% and 94.2% for 8x16; the 256x128 orientation measured 87.6%), so the
+    // "by size" row uses it for large products.
+    tuned(8, "8 pipe 128x256x16 16x8", pipelined_launcher<128, 256, 16, 16, 8, 3, 1>(p, dev, &fits));
 
     // The physical ceiling: every FP32 lane of every SM doing one FMA (2 flops) per clock. FP32 lanes
     // per SM (the programming guide's arithmetic throughput table): 64 on cc 7.x and 8.0, 128 on

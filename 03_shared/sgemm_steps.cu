@@ -18,12 +18,14 @@
 //             compute on the current one; one __syncthreads per tile
 //           8 autotuning: step 7 with other tile sizes, and a fast-path kernel (lanes interleaved
 //             for 2-cycle shared loads, fragments double-buffered across tiles, L2-friendly block
-//             order) in several configurations; the table names the best
+//             order) in several configurations, one with its tile chosen from the problem size and
+//             the SM count ("by size"); the table names the best
 // Build:  make sgemm_steps
 // Run:    ./sgemm_steps [--m=4096 --n=4096 --k=4096] [--kernel=N] [--reps=10] [--csv=FILE] [--only=REGEX]
 //         --kernel=N runs step N (and cuBLAS) only; any sizes work (--m=300 --n=257 --k=131)
 // Output: check lines (sampled rows against a double-precision CPU product, all of C against
-//         cuBLAS), a table (time, GFLOP/s, % of cuBLAS), the best step and its % of cuBLAS, PASSED.
+//         cuBLAS), the GPU's FP32 peak, a table (time, GFLOP/s, % of cuBLAS, % of FP32 peak), the
+//         best step and its % of cuBLAS and of the peak, PASSED.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -317,12 +319,28 @@ __device__ __forceinline__ void cp_async_wait() {
 // Rows of A past M are clamped to row M - 1 (a valid address; the copy writes zeros). Only the last
 // tile can reach past K: there (EDGE) each copy also tests its k, and one not made points at A / B.
 // (Step 8 also uses AK = 1: a group is one column, see there; step 7 uses AK = 4 as described.)
-template <int BM, int BN, int BK, int THREADS, int AK = 4>
+// KSPAN (AK = 1 only; 0 = the map above): a warp's 32 copies cover KSPAN consecutive k of
+// 32 / KSPAN rows, the warps side by side along k first; A_ROWS stays THREADS / BK.
+template <int BM, int BN, int BK, int THREADS, int AK = 4, int KSPAN = 0>
 struct TileCopier {
     static constexpr int NA = BM * BK / AK / THREADS, NB = BK * BN / 4 / THREADS;
     static_assert(NA * AK * THREADS == BM * BK && NB * 4 * THREADS == BK * BN, "whole groups per thread");
     static_assert(THREADS % (BK / AK) == 0 && THREADS % (BN / 4) == 0 && NA <= 32, "same column in every group");
+    static constexpr int KS = KSPAN > 0 ? KSPAN : 1;  // a divisor in the assertion below
+    static_assert(KSPAN == 0 || (AK == 1 && BK % KS == 0 && 32 % KS == 0 && THREADS / 32 % (BK / KS) == 0),
+                  "whole warps per KSPAN-wide column block");
     static constexpr int A_ROWS = THREADS / (BK / AK), B_ROWS = THREADS / (BN / 4);  // rows between groups
+    // This thread's row of group 0 (within the tile) and its first k.
+    __device__ static int a_row() {
+        const int tid = threadIdx.x;
+        if constexpr (KSPAN == 0) return tid / (BK / AK);
+        else return tid / 32 / (BK / KSPAN) * (32 / KSPAN) + tid % 32 / KSPAN;
+    }
+    __device__ static int a_k() {
+        const int tid = threadIdx.x;
+        if constexpr (KSPAN == 0) return tid % (BK / AK) * AK;
+        else return tid / 32 % (BK / KSPAN) * KSPAN + tid % KSPAN;
+    }
     const float* a;    // A[row of group 0][k0 + kq] of the next tile
     const float* b;    // B[k0 + row of group 0][bn + n] of the next tile
     unsigned a_in = 0; // bit i: group i's row is inside A
@@ -330,10 +348,10 @@ struct TileCopier {
     int a_rows, b_rows;  // A_ROWS * lda, B_ROWS * ldb: floats between two groups
 
     __device__ TileCopier(const Operands& p, int bm, int bn) {
-        const int tid = threadIdx.x, row = bm + tid / (BK / AK), col = bn + tid % (BN / 4) * 4;
+        const int tid = threadIdx.x, row = bm + a_row(), col = bn + tid % (BN / 4) * 4;
 #pragma unroll
         for (int i = 0; i < NA; ++i) a_in |= (row + i * A_ROWS < p.M ? 1u : 0u) << i;
-        a = p.A + (size_t)min(row, p.M - 1) * p.lda + tid % (BK / AK) * AK;
+        a = p.A + (size_t)min(row, p.M - 1) * p.lda + a_k();
         a_rows = A_ROWS * p.lda;
         b_in = col < p.N;
         b = p.B + (size_t)(tid / (BN / 4)) * p.ldb + min(col, p.ldb - 4);
@@ -342,7 +360,7 @@ struct TileCopier {
 
     template <bool EDGE, bool ALL_ROWS = false>  // ALL_ROWS: every group's row is inside A (a_in full)
     __device__ __forceinline__ void issue(const Operands& p, float* As, float* Bs, int k0) {
-        const int tid = threadIdx.x, m = tid / (BK / AK), kq = tid % (BK / AK) * AK;
+        const int tid = threadIdx.x, m = a_row(), kq = a_k();
 #pragma unroll
         for (int i = 0; i < NA; ++i) {
             // a group whose row is past M copies nothing; it points at group 0's (clamped) row
@@ -483,7 +501,7 @@ __device__ __forceinline__ void outer_product(const float4 (&a4)[TM / 4], const 
         for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
 }
 
-template <int BM, int BN, int BK, int TM, int TN, int STAGES, int MIN_BLOCKS, bool INTERLEAVE, int AK>
+template <int BM, int BN, int BK, int TM, int TN, int STAGES, int MIN_BLOCKS, bool INTERLEAVE, int AK, int KSPAN>
 __global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS, MIN_BLOCKS)
     sgemm_8_pipelined(Operands p, int group) {
     using W = WarpTiles<BM, BN, TM, TN>;
@@ -494,9 +512,10 @@ __global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS, MIN_BLOCKS
     float* Bs = smem + STAGES * A_SIZE;
     int bx, by;
     block_coords(group, bx, by);
-    const int bm = by * BM, bn = bx * BN, tiles = (p.K + BK - 1) / BK;
+    const int bm = by * BM, bn = bx * BN;
+    const int tiles = (p.K + BK - 1) / BK;
     const LaneTiles<BM, BN, TM, TN, INTERLEAVE> w;
-    TileCopier<BM, BN, BK, W::THREADS, AK> copier(p, bm, bn);
+    TileCopier<BM, BN, BK, W::THREADS, AK, KSPAN> copier(p, bm, bn);
     float acc[TM][TN] = {};
 #pragma unroll
     for (int s = 0; s < STAGES; ++s) {  // tiles 0 .. STAGES-1, one commit group each (empty or not)
@@ -561,9 +580,10 @@ std::function<void()> async_launcher(const Operands& p, const DeviceInfo& dev, b
 }
 
 // The same for the step 8 fast path; group: block rows per band of the launch order (1 = none).
-template <int BM, int BN, int BK, int TM, int TN, int STAGES, int MIN_BLOCKS, bool INTERLEAVE = true, int AK = 1>
+template <int BM, int BN, int BK, int TM, int TN, int STAGES, int MIN_BLOCKS, bool INTERLEAVE = true, int AK = 1,
+          int KSPAN = 0>
 std::function<void()> pipelined_launcher(const Operands& p, const DeviceInfo& dev, bool* fits, int group = 16) {
-    auto kernel = sgemm_8_pipelined<BM, BN, BK, TM, TN, STAGES, MIN_BLOCKS, INTERLEAVE, AK>;
+    auto kernel = sgemm_8_pipelined<BM, BN, BK, TM, TN, STAGES, MIN_BLOCKS, INTERLEAVE, AK, KSPAN>;
     constexpr size_t smem = async_smem_bytes<BM, BN, BK, STAGES>();
     *fits = smem <= dev.prop.sharedMemPerBlockOptin;
     if (*fits) CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
@@ -677,6 +697,34 @@ int main(int argc, char** argv) {
     tuned(8, "8 pipe 128x256x8 8x16", pipelined_launcher<128, 256, 8, 8, 16, 3, 1>(p, dev, &fits));
     tuned(8, "8 pipe 128x256x16 8x16", pipelined_launcher<128, 256, 16, 8, 16, 3, 1>(p, dev, &fits));
     tuned(8, "8 pipe 128x128x8 4w 8x16", pipelined_launcher<128, 128, 8, 8, 16, 4, 2>(p, dev, &fits));
+    // The tile chosen from the problem size and the GPU ("by size"). A 128x256 block (the best tile
+    // at 4096^3) needs a whole SM, so a small product leaves SMs idle: at 1024^3 its 32 tiles keep
+    // 32 of 132 H100 SMs busy. Then 128x64 tiles of 4 warps (up to 4 blocks per SM) take over:
+    // 8x as many blocks, 128 at 1024^3. The switch point, 128x256 tiles for fewer than 3/4 of
+    // the SMs, lies between the sizes measured (1024^3: 32 tiles; 2048^3: 128 tiles, where 128x256
+    // is the faster one); it is not tuned in between. "k8": KSPAN = 8, a warp's A copies cover
+    // 8 k of 4 rows, so the transposed stores are conflict-free at BK = 16.
+    const long long wide_tiles = (long long)((N + 255) / 256) * ((M + 127) / 128);
+    const bool small = wide_tiles * 4 < 3LL * dev.prop.multiProcessorCount;
+    tuned(8, std::string("8 pipe by size: ") + (small ? "128x64x16 4w k8" : "128x256x16 16x8"),
+          small ? pipelined_launcher<128, 64, 16, 8, 8, 3, 4, true, 1, 8>(p, dev, &fits)
+                : pipelined_launcher<128, 256, 16, 16, 8, 3, 1>(p, dev, &fits));
+    // "16x8": each thread computes 16 rows x 8 columns, so a warp tile is 64x64 instead of 32x128:
+    // the same 6 float4 shared loads per thread and k, but 4 KB of distinct shared data per block
+    // and k instead of 5 KB. On the H100 it was the fastest 4096^3 and 2048^3 tile (92.1% and 94.8%
+    // of cuBLAS against 91.3% and 94.2% for 8x16; the 256x128 orientation measured 87.6%), so the
+    // "by size" row uses it for large products.
+    tuned(8, "8 pipe 128x256x16 16x8", pipelined_launcher<128, 256, 16, 16, 8, 3, 1>(p, dev, &fits));
+
+    // The physical ceiling: every FP32 lane of every SM doing one FMA (2 flops) per clock. FP32 lanes
+    // per SM (the programming guide's arithmetic throughput table): 64 on cc 7.x and 8.0, 128 on
+    // 8.6 and newer. cudaDevAttrClockRate is the SM's top (boost) clock.
+    const int lanes = dev.prop.major == 7 || dev.cc() == 80 ? 64 : 128;
+    const double peak = dev.prop.multiProcessorCount * lanes * 2.0 * dev.sm_clock_khz * 1e3 / 1e9;
+    std::printf("FP32 peak: %d SMs x %d lanes x 2 flops x %.0f MHz = %.0f GFLOP/s\n", dev.prop.multiProcessorCount,
+                lanes, dev.sm_clock_khz / 1e3, peak);
+    table.column("% of FP32 peak", "pct_of_fp32_peak", [&](const Results::Version& v) { return 100 * v.rate() / peak; },
+                 "%.1f%%");
 
     Verdict verdict;
     table.run(verdict, reps);
@@ -684,8 +732,8 @@ int main(int argc, char** argv) {
     const Results::Version* best = table.best();
     const Results::Version* base = table.base();
     if (best && base)
-        std::printf("best step: %s, %.1f%% of cuBLAS (%.1f vs %.1f GFLOP/s)\n", best->name.c_str(),
-                    100.0 * best->rate() / base->rate(), best->rate(), base->rate());
+        std::printf("best step: %s, %.1f%% of cuBLAS (%.1f vs %.1f GFLOP/s), %.1f%% of FP32 peak\n", best->name.c_str(),
+                    100.0 * best->rate() / base->rate(), best->rate(), base->rate(), 100 * best->rate() / peak);
 
     CHECK_CUBLAS(cublasDestroy(handle));
     CHECK(cudaFree(dA.d));

@@ -8,6 +8,12 @@ def pytest_addoption(parser):
     parser.addoption("--chapter", default=None, help="test only this chapter, e.g. 01_intro")
 
 
+def pytest_configure(config):
+    # pytest-xdist's marker (tools/run_tests.sh runs --dist loadgroup), declared here so that a
+    # pytest without xdist knows it too: the tests of one group run on one worker, one after another.
+    config.addinivalue_line("markers", "xdist_group(name): run these tests on the same xdist worker")
+
+
 def selected_programs(config):
     chapter = config.getoption("--chapter")
     return [p for p in load_manifest() if chapter is None or p.chapter == chapter]

@@ -91,6 +91,11 @@ def build(chapter, src, out):
     return r.returncode, r.stdout + r.stderr
 
 
+# The tests that use the build below run on one pytest-xdist worker (tools/run_tests.sh), which
+# builds once; on several workers each would build everything again (a session fixture is per worker).
+ONE_BUILD = pytest.mark.xdist_group("exercise-build")
+
+
 @pytest.fixture(scope="session")
 def built(tmp_path_factory, request):
     """Every chapter's exercises and solutions, built once: {(chapter, 'exercises'|'solutions'): dir}."""
@@ -105,6 +110,7 @@ def built(tmp_path_factory, request):
         return dict(pool.map(one, jobs))
 
 
+@ONE_BUILD
 @pytest.mark.parametrize("chapter", WITH_EXERCISES)
 @pytest.mark.parametrize("kind", ["exercises", "solutions"])
 def test_builds_without_warnings(built, chapter, kind, request):
@@ -144,6 +150,7 @@ def verdicts(built):
         return dict(pool.map(one, built.items()))
 
 
+@ONE_BUILD
 @pytest.mark.parametrize("chapter,entry", ENTRIES, ids=IDS)
 def test_exercise_not_yet_solution_solved(verdicts, chapter, entry, request):
     if not selected(request.config, chapter):

@@ -99,3 +99,18 @@ def test_opening_comment_shows_nvcc(program):
     # A command may wrap: the file name must follow within the next three comment lines.
     assert any("nvcc -" in l and src.name in " ".join(head[i:i + 4]) for i, l in enumerate(head)), \
         f"no 'nvcc ... {src.name}' command line in the opening comment of {src.name}"
+
+
+def test_only_takes_a_posix_regex(program):
+    """--only (common/results.cuh) is a POSIX extended regular expression (regcomp, REG_EXTENDED):
+    a malformed one exits 2 before any CUDA call; a well-formed one passes validation."""
+    require_built(program)
+    if "--only=" not in run(program, ["--help"]).stdout:
+        pytest.skip("no --only option (not a results.cuh version table)")
+    r = run(program, ["--only=(unclosed"])
+    assert r.returncode == 2, f"exit {r.returncode}\n{r.stdout}{r.stderr}"
+    assert "not a valid (POSIX extended) regular expression" in r.stderr, r.stderr
+    assert "GPU " not in r.stdout, "the program touched the GPU before validating --only"
+    if not gpu_probe()[0]:  # with a GPU this would run the program; test_gpu_passes does that
+        r = run(program, program.args + ["--only=^(naive|x)|[0-9]+ .*$"])
+        assert r.returncode == 77, f"exit {r.returncode}\n{r.stdout}{r.stderr}"

@@ -103,10 +103,16 @@ def collect_jobs():
 
 
 def tracked_cu():
+    """The project's .cu files: git's list where the tree is a checkout, else every .cu under ROOT.
+    Either way without hidden folders (.toolkits, a maintainer's scratch) and students' workspace/
+    copies (make workspace), which are not the project's sources."""
     r = sh(["git", "ls-files", "--cached", "--others", "--exclude-standard", "*.cu"])
     if r.returncode == 0 and r.stdout.strip():
-        return {(ROOT / p).resolve() for p in r.stdout.split()}
-    return {p.resolve() for p in ROOT.rglob("*.cu") if ".toolkits" not in p.parts}
+        files = [ROOT / p for p in r.stdout.split()]
+    else:
+        files = list(ROOT.rglob("*.cu"))
+    return {p.resolve() for p in files
+            if not any(part.startswith(".") or part == "workspace" for part in p.relative_to(ROOT).parts[:-1])}
 
 
 # ---- toolkits ------------------------------------------------------------------------------------

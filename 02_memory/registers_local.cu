@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdint>
 #include <vector>
+#include <algorithm>
 #include "common.cuh"
 #include "results.cuh"
 
@@ -74,7 +75,25 @@ __global__ void state_in_registers(const uint32_t* in, uint32_t* out, long long 
 // __maxnreg__ caps the registers per thread (what -maxrregcount does for a whole file, and what
 // __launch_bounds__ does implicitly for a large block count): the words that do not fit are
 // stored to local memory and reloaded inside the loop ("spill stores/loads" in -Xptxas -v).
-__global__ void __maxnreg__(32) state_spilled(const uint32_t* in, uint32_t* out, long long n, int iters) {
+// __maxnreg__ is a CUDA 12.4 keyword. An older nvcc gets a register cap from launch bounds instead:
+// 256 threads x 8 blocks = 2048 threads share an SM's 64K registers, 32 each (sm_80 and newer); an
+// sm_75 SM holds at most 1024 threads, so there the cap cannot go below 64 registers, which may
+// hold the whole state (the program then says so instead of failing its spill check). Such a kernel
+// must not be launched with more than 256 threads per block: main() launches it with 256 then.
+#if __CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 4)
+#define SPILL_BOUND __maxnreg__(32)
+constexpr int kSpillMaxBlock = 1024;
+constexpr bool kSpillCapExact = true;
+#else
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define SPILL_BOUND __launch_bounds__(256, 4)
+#else
+#define SPILL_BOUND __launch_bounds__(256, 8)
+#endif
+constexpr int kSpillMaxBlock = 256;
+constexpr bool kSpillCapExact = false;
+#endif
+__global__ void SPILL_BOUND state_spilled(const uint32_t* in, uint32_t* out, long long n, int iters) {
     long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (i < n) out[i] = state_body(in[i], iters);
 }
@@ -157,7 +176,9 @@ int main(int argc, char** argv) {
     Verdict verdict;
     size_t local[4];
     for (int k = 0; k < 4; ++k) local[k] = print_regs(kernels[k].name, kernels[k].kernel);
-    verdict.check(local[0] == 0 && local[1] > 0 && local[2] == 0 && local[3] > 0,
+    if (!kSpillCapExact && local[1] == 0)  // nvcc < 12.4 on a GPU whose cap is 64 registers (above)
+        std::printf("state_spilled did not spill: this nvcc has no __maxnreg__ and launch bounds cap it at 64 registers here\n");
+    verdict.check(local[0] == 0 && (local[1] > 0 || !kSpillCapExact) && local[2] == 0 && local[3] > 0,
                   "local memory only where expected");
 
     auto check_against = [&](const std::vector<uint32_t>& expected) {
@@ -171,7 +192,10 @@ int main(int argc, char** argv) {
     table.param("iters", iters);
     table.add("state_in_registers", [&] { state_in_registers<<<grid, block>>>(d_in, d_out, n, iters); }, 0,
               check_against(ref_state), poison);
-    table.add("state_spilled", [&] { state_spilled<<<grid, block>>>(d_in, d_out, n, iters); }, 0,
+    const int spill_block = std::min(block, kSpillMaxBlock);
+    const long long spill_grid = (n + spill_block - 1) / spill_block;
+    if (spill_block != block) std::printf("state_spilled runs with %d threads per block (its launch bounds)\n", spill_block);
+    table.add("state_spilled", [&] { state_spilled<<<spill_grid, spill_block>>>(d_in, d_out, n, iters); }, 0,
               check_against(ref_state), poison);
     table.add("window_static_index", [&] { window_static_index<<<grid, block>>>(d_in, d_out, n); }, 0,
               check_against(ref_window), poison);

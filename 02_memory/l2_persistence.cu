@@ -148,7 +148,9 @@ Bench make_bench(long long n, int block, int reps, long long h_fit, long long h_
 }
 
 // 3.2.3.1: set aside `want` bytes of L2 and return what was granted (3.2.3.8). In MIG mode the
-// set-aside is disabled and the call fails; under MPS it cannot be changed (it stays 0): both skip.
+// set-aside is disabled and the call fails: skip. Under MPS cudaDeviceSetLimit cannot change it; it
+// stays what the MPS server was started with (CUDA_DEVICE_DEFAULT_PERSISTING_L2_CACHE_PERCENTAGE_LIMIT,
+// 0 unless set): skip when that is 0, otherwise the rows use the server's set-aside.
 size_t set_aside_or_skip(Bench& bench, size_t want) {
     cudaError_t err = cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, want);
     if (err != cudaSuccess) {

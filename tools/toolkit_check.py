@@ -79,6 +79,9 @@ def to_job(line, cwd):
         if a == "-o":
             i += 2
             continue
+        if a.endswith(".o"):  # objects linked with it (arith_instructions' four arith_flags builds)
+            i += 1
+            continue
         if a == "-dc":  # separate compilation: an object with relocatable device code
             a = "-rdc=true"
         out.append(a)

@@ -26,19 +26,6 @@
 #include <cuda_fp16.h>
 #include "common.cuh"
 
-// A texture object on linear memory needs devPtr aligned to the device's textureAlignment
-// (cudaDevAttrTextureAlignment: 512 bytes on the H100). cudaMalloc promises only 256 (the
-// programming guide), so the pointer is checked against the device's own figure, not assumed.
-void check_texture_alignment(const void* p, const char* name) {
-    int dev = 0, align = 0;
-    CHECK(cudaGetDevice(&dev));
-    CHECK(cudaDeviceGetAttribute(&align, cudaDevAttrTextureAlignment, dev));
-    if (reinterpret_cast<uintptr_t>(p) % (uintptr_t)align != 0) {
-        std::printf("FAILED: %s = %p is not a multiple of textureAlignment (%d bytes)\n", name, p, align);
-        std::exit(1);
-    }
-}
-
 template <class T>
 __global__ void fetch_all(T* out, int n, cudaTextureObject_t tex) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;

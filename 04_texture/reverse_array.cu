@@ -17,19 +17,6 @@
 #include "common.cuh"
 #include "results.cuh"
 
-// A texture object on linear memory needs devPtr aligned to the device's textureAlignment
-// (cudaDevAttrTextureAlignment: 512 bytes on the H100). cudaMalloc promises only 256 (the
-// programming guide), so the pointer is checked against the device's own figure, not assumed.
-void check_texture_alignment(const void* p, const char* name) {
-    int dev = 0, align = 0;
-    CHECK(cudaGetDevice(&dev));
-    CHECK(cudaDeviceGetAttribute(&align, cudaDevAttrTextureAlignment, dev));
-    if (reinterpret_cast<uintptr_t>(p) % (uintptr_t)align != 0) {
-        std::printf("FAILED: %s = %p is not a multiple of textureAlignment (%d bytes)\n", name, p, align);
-        std::exit(1);
-    }
-}
-
 // CPU reference.
 void reverse_cpu(const int* in, int* out, long long n) {
     for (long long i = 0; i < n; ++i) out[n - 1 - i] = in[i];

@@ -22,19 +22,6 @@
 #include <vector>
 #include "common.cuh"
 
-// A texture object on linear memory needs devPtr aligned to the device's textureAlignment
-// (cudaDevAttrTextureAlignment: 512 bytes on the H100). cudaMalloc promises only 256 (the
-// programming guide), so the pointer is checked against the device's own figure, not assumed.
-void check_texture_alignment(const void* p, const char* name) {
-    int dev = 0, align = 0;
-    CHECK(cudaGetDevice(&dev));
-    CHECK(cudaDeviceGetAttribute(&align, cudaDevAttrTextureAlignment, dev));
-    if (reinterpret_cast<uintptr_t>(p) % (uintptr_t)align != 0) {
-        std::printf("FAILED: %s = %p is not a multiple of textureAlignment (%d bytes)\n", name, p, align);
-        std::exit(1);
-    }
-}
-
 // The update every version applies: a bijection on 32-bit values, so old and new always differ.
 __host__ __device__ inline unsigned update(unsigned v) { return (v ^ 0x9e3779b9u) * 2654435761u + 1u; }
 

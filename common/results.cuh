@@ -34,6 +34,7 @@
 #include <cstdio>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -127,12 +128,8 @@ class Results {
     // cudaMemcpy device-to-device of `bytes` bytes as the baseline (2 x bytes moved): the practical
     // ceiling of a kernel that streams memory. Its buffers are allocated here and freed at exit.
     void baseline_d2d(size_t bytes) {
-        CHECK(cudaMalloc(&d2d_src_, bytes));
-        CHECK(cudaMalloc(&d2d_dst_, bytes));
-        CHECK(cudaMemset(d2d_src_, 1, bytes));
-        baseline("cudaMemcpy D2D", [this, bytes] {
-            CHECK(cudaMemcpyAsync(d2d_dst_, d2d_src_, bytes, cudaMemcpyDeviceToDevice));
-        }, 2.0 * bytes);
+        d2d_ = std::make_unique<D2DCopy>(bytes);
+        baseline("cudaMemcpy D2D", [this] { (*d2d_)(); }, 2.0 * bytes);
     }
 
     // Adds a column "x <name>": how many times faster than that version each row is.
@@ -197,8 +194,6 @@ class Results {
 
     ~Results() {
         if (has_re_) regfree(&only_re_);
-        if (d2d_src_) cudaFree(d2d_src_);
-        if (d2d_dst_) cudaFree(d2d_dst_);
     }
     Results(const Results&) = delete;
     Results& operator=(const Results&) = delete;
@@ -349,5 +344,5 @@ class Results {
     bool bad_only_ = false;
     std::vector<std::pair<std::string, std::string>> params_;
     std::deque<Version> versions_;  // a deque: add() returns references that stay valid
-    void *d2d_src_ = nullptr, *d2d_dst_ = nullptr;
+    std::unique_ptr<D2DCopy> d2d_;  // the baseline_d2d buffers (timer.cuh)
 };

@@ -149,14 +149,8 @@ inline double gbps(double bytes, double ms) { return ms > 0 ? bytes / (ms * 1e6)
 
 // cudaMemcpy device-to-device of `bytes` bytes: GB/s counting bytes read + written.
 inline double d2d_copy_gbps(size_t bytes, int reps) {
-    void *a = nullptr, *b = nullptr;
-    CHECK(cudaMalloc(&a, bytes));
-    CHECK(cudaMalloc(&b, bytes));
-    CHECK(cudaMemset(a, 1, bytes));
-    double ms = bench_ms([&] { CHECK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice)); }, reps);
-    CHECK(cudaFree(a));
-    CHECK(cudaFree(b));
-    return gbps(2.0 * bytes, ms);
+    D2DCopy copy(bytes);
+    return copy.gbps(bench_ms(copy, reps));
 }
 
 class CpuTimer {

@@ -4,7 +4,7 @@
 //         (Asynchronous Operations); G 5.3 最大化存储吞吐量 (the stage-in-shared pattern:
 //         load, synchronize, process, synchronize, write back).
 // Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o memcpy_async memcpy_async.cu
-// Shows:  the guide's staging pattern done five ways on the same work (each block reverses a tile
+// Shows:  the guide's staging pattern done six ways on the same work (each block reverses a tile
 //         of 1024 ints in shared memory and mixes every element with its mirror through a few
 //         integer hash rounds):
 //           1 direct_global   no shared memory, both reads from global;
@@ -23,9 +23,16 @@
 //                             block-scope cuda::barrier, and every thread arrive_and_wait()s on it.
 //                             On sm_90 libcu++ issues it as one cp.async.bulk (the copy engine moves
 //                             the tile and the barrier counts its bytes).
-//         All five must equal the CPU; then times and GB/s are compared.
+//           6 + 4 chains      version 4 with the four elements' hash rounds in one loop: `rounds` is
+//                             a run-time value, so the compiler keeps version 4's four loops one
+//                             after the other, each a chain of dependent multiply-shift-xor steps
+//                             with its own counter and branch; one loop over four independent
+//                             chains issues fewer instructions per element and gives the scheduler
+//                             four of them to overlap (指令级并行性, instruction-level parallelism:
+//                             G 5.2.3 多处理器层次).
+//         All six must equal the CPU; then times and GB/s are compared.
 // Build:  make memcpy_async   Run: ./memcpy_async [--n=2^26] [--rounds=8] [--reps=20]
-// Output: the five checks, then ms, GB/s, % of cudaMemcpy D2D and the speed-up over version 2.
+// Output: the six checks, then ms, GB/s, % of cudaMemcpy D2D and the speed-up over version 2.
 #include <cuda/barrier>
 #include <cuda/pipeline>
 #include <vector>
@@ -42,6 +49,26 @@ __host__ __device__ inline unsigned mix(unsigned x, unsigned mirror, int rounds)
     for (int r = 0; r < rounds; ++r) {
         x = x * 0x85EBCA6Bu + 0xC2B2AE35u;
         x ^= x >> 13;
+    }
+    return x;
+}
+
+// The same work on four elements at once: element k of x with element k of m (the caller pairs
+// them with their mirrors). Bit for bit mix() of each, but the four chains share one loop.
+__device__ inline uint4 mix4(uint4 x, uint4 m, int rounds) {
+    x.x ^= m.x * 0x9E3779B9u;
+    x.y ^= m.y * 0x9E3779B9u;
+    x.z ^= m.z * 0x9E3779B9u;
+    x.w ^= m.w * 0x9E3779B9u;
+    for (int r = 0; r < rounds; ++r) {
+        x.x = x.x * 0x85EBCA6Bu + 0xC2B2AE35u;
+        x.y = x.y * 0x85EBCA6Bu + 0xC2B2AE35u;
+        x.z = x.z * 0x85EBCA6Bu + 0xC2B2AE35u;
+        x.w = x.w * 0x85EBCA6Bu + 0xC2B2AE35u;
+        x.x ^= x.x >> 13;
+        x.y ^= x.y >> 13;
+        x.z ^= x.z >> 13;
+        x.w ^= x.w >> 13;
     }
     return x;
 }
@@ -86,8 +113,9 @@ __global__ void sync_staging(const unsigned* in, unsigned* out, long long n, int
 // consumer_wait() only covers its own copies, so a __syncthreads() then makes the whole tile
 // (written by all threads) visible, and a second one keeps the buffer from being refilled while
 // slower threads still read it. Tile k+1 is in flight while tile k is computed.
-// Wide (version 4): whole tiles are written with 16-byte stores.
-template <int Stages, bool Wide = false>
+// Wide (version 4): whole tiles are written with 16-byte stores. Chains (version 6): and their four
+// hash chains run in one loop (mix4).
+template <int Stages, bool Wide = false, bool Chains = false>
 __global__ void async_pipeline(const unsigned* in, unsigned* out, long long n, int rounds) {
     __shared__ __align__(16) unsigned tile[Stages][kTile];
     cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
@@ -121,7 +149,8 @@ __global__ void async_pipeline(const unsigned* in, unsigned* out, long long n, i
             uint4* o4 = reinterpret_cast<uint4*>(out + base);
             for (int j = threadIdx.x; j < kTile / 4; j += blockDim.x) {
                 uint4 a = t4[j], m = t4[kTile / 4 - 1 - j];
-                o4[j] = make_uint4(mix(a.x, m.w, rounds), mix(a.y, m.z, rounds), mix(a.z, m.y, rounds),
+                if (Chains) o4[j] = mix4(a, make_uint4(m.w, m.z, m.y, m.x), rounds);
+                else o4[j] = make_uint4(mix(a.x, m.w, rounds), mix(a.y, m.z, rounds), mix(a.z, m.y, rounds),
                                    mix(a.w, m.x, rounds));
             }
         } else {
@@ -194,9 +223,10 @@ int main(int argc, char** argv) {
         return (int)std::min<long long>(tiles, (long long)std::max(per_sm, 1) * dev.prop.multiProcessorCount);
     };
     int g1 = grid_for((const void*)direct_global), g2 = grid_for((const void*)sync_staging),
-        g3 = grid_for((const void*)async_pipeline<2>), g4 = grid_for((const void*)async_pipeline<2, true>), g5 = grid_for((const void*)async_bulk<2>);
-    std::printf("n = %lld uint32 (%.1f MB), %lld tiles of %d, %d hash rounds; grids %d / %d / %d blocks of %d\n", n,
-                bytes / 1e6, tiles, kTile, rounds, g1, g2, g3, kBlock);
+        g3 = grid_for((const void*)async_pipeline<2>), g4 = grid_for((const void*)async_pipeline<2, true>), g5 = grid_for((const void*)async_bulk<2>),
+        g6 = grid_for((const void*)async_pipeline<2, true, true>);
+    std::printf("n = %lld uint32 (%.1f MB), %lld tiles of %d, %d hash rounds; grids %d / %d / %d / %d / %d / %d blocks of %d\n",
+                n, bytes / 1e6, tiles, kTile, rounds, g1, g2, g3, g4, g5, g6, kBlock);
     std::printf("copy engine: %s\n", dev.cc() >= 80 ? "cp.async (sm_80+, hardware-accelerated)"
                                                      : "software fallback (sm_70/75: same API, ordinary loads)");
 
@@ -226,6 +256,8 @@ int main(int argc, char** argv) {
               moved, check, poison);
     table.add("5 cuda::barrier + bulk copy", [&] { async_bulk<2><<<g5, kBlock>>>(d_in, d_out, n, rounds); }, moved,
               check, poison);
+    table.add("6 async_pipeline + uint4 + 4 chains", [&] { async_pipeline<2, true, true><<<g6, kBlock>>>(d_in, d_out, n, rounds); },
+              moved, check, poison);
     table.speedup_over("2 sync_staging (ld/st, 2x sync)");
     Verdict verdict;
     table.run(verdict, reps);

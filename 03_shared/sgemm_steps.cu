@@ -706,15 +706,25 @@ int main(int argc, char** argv) {
     // 8 k of 4 rows, so the transposed stores are conflict-free at BK = 16.
     const long long wide_tiles = (long long)((N + 255) / 256) * ((M + 127) / 128);
     const bool small = wide_tiles * 4 < 3LL * dev.prop.multiProcessorCount;
-    tuned(8, std::string("8 pipe by size: ") + (small ? "128x64x16 4w k8" : "128x256x16 16x8"),
-          small ? pipelined_launcher<128, 64, 16, 8, 8, 3, 4, true, 1, 8>(p, dev, &fits)
-                : pipelined_launcher<128, 256, 16, 16, 8, 3, 1>(p, dev, &fits));
+    // Large products take the 128x256 tile with BK = 32 and 4 stages when the GPU lets a block opt
+    // in to its 194 KB of shared memory (sm_90: 227 KB), else BK = 16 and 3 stages (74.5 KB).
+    const bool deep = async_smem_bytes<128, 256, 32, 4>() <= dev.prop.sharedMemPerBlockOptin;
+    tuned(8, std::string("8 pipe by size: ") + (small ? "128x64x16 4w k8" : deep ? "128x256x32 16x8 4st" : "128x256x16 16x8"),
+          small  ? pipelined_launcher<128, 64, 16, 8, 8, 3, 4, true, 1, 8>(p, dev, &fits)
+          : deep ? pipelined_launcher<128, 256, 32, 16, 8, 4, 1>(p, dev, &fits)
+                 : pipelined_launcher<128, 256, 16, 16, 8, 3, 1>(p, dev, &fits));
     // "16x8": each thread computes 16 rows x 8 columns, so a warp tile is 64x64 instead of 32x128:
     // the same 6 float4 shared loads per thread and k, but 4 KB of distinct shared data per block
     // and k instead of 5 KB. On the H100 it was the fastest 4096^3 and 2048^3 tile (92.1% and 94.8%
     // of cuBLAS against 91.3% and 94.2% for 8x16; the 256x128 orientation measured 87.6%), so the
     // "by size" row uses it for large products.
     tuned(8, "8 pipe 128x256x16 16x8", pipelined_launcher<128, 256, 16, 16, 8, 3, 1>(p, dev, &fits));
+    // BK = 32 and 4 stages: half as many barriers and copy rounds per k, and a stage more in
+    // flight. On the H100 at 4096^3: 2837 against 2909 us for BK = 16 and 3 stages (94.2% against
+    // 91.9% of cuBLAS in the same runs); BK = 64, partial unrolling of the k loop and BK = 32 with
+    // 8x16 per thread were slower. What still separates it from cuBLAS: README, "The SGEMM
+    // progression".
+    tuned(8, "8 pipe 128x256x32 16x8 4st", pipelined_launcher<128, 256, 32, 16, 8, 4, 1>(p, dev, &fits));
 
     // The physical ceiling: every FP32 lane of every SM doing one FMA (2 flops) per clock. FP32 lanes
     // per SM (the programming guide's arithmetic throughput table): 64 on cc 7.x and 8.0, 128 on

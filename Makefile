@@ -19,7 +19,7 @@ include jobs.mk
 CHAPTERS := $(wildcard 0[0-9]_*)
 CUDA_PATH ?= $(patsubst %/bin/nvcc,%,$(shell command -v nvcc 2>/dev/null))
 
-.PHONY: all test test-toolkits run clean gpu-check check results readme-results lab-common $(CHAPTERS)
+.PHONY: all test test-toolkits run clean gpu-check check results readme-results lab-common python-env $(CHAPTERS)
 
 all: lab-common $(CHAPTERS) tests/gpu_probe tests/unit/test_common
 
@@ -32,8 +32,12 @@ $(CHAPTERS): lab-common
 	@$(MAKE) --no-print-directory -C $@ all
 
 # `make test CHAPTER=03_shared` (what a chapter's `make test` calls) builds and tests one chapter.
-test: lab-common $(if $(CHAPTER),$(CHAPTER),$(CHAPTERS)) tests/gpu_probe tests/unit/test_common
+# The Python of the tests (.venv, tools/run_tests.sh --setup) is made while the programs compile.
+test: python-env lab-common $(if $(CHAPTER),$(CHAPTER),$(CHAPTERS)) tests/gpu_probe tests/unit/test_common
 	@tools/run_tests.sh $(if $(CHAPTER),--chapter=$(CHAPTER))
+
+python-env:
+	@tools/run_tests.sh --setup
 
 run: all
 	@for d in $(CHAPTERS); do $(MAKE) --no-print-directory -C $$d run || exit 1; done

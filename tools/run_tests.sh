@@ -3,7 +3,9 @@
 # them, it creates .venv from requirements.txt (once; again when requirements.txt changes) and
 # uses that. Offline with no way to install, a python3 that has pytest alone still runs
 # everything but the plotting tests, which report themselves skipped. Arguments go to pytest
-# (--chapter=NN_name selects one chapter).
+# (--chapter=NN_name selects one chapter). `run_tests.sh --setup` only makes the Python ready
+# (.venv as above; always exit 0: a failure is reported when the tests start): the top-level
+# `make test` runs it while the programs compile, so that the tests find it ready.
 # Without a GPU the tests start processes and compile the exercises, nothing else: with
 # pytest-xdist (requirements.txt) they run on every core (JOBS=N sets how many, JOBS=1 one at a
 # time). With a GPU they run one at a time, as before: programs that time the GPU, or size their
@@ -21,21 +23,28 @@ install() {  # requirements.txt into .venv; the stamp records the requirements.t
     "$venv/bin/python" -m pip install -q --disable-pip-version-check -r requirements.txt >&2 &&
         cp requirements.txt "$venv/requirements.installed"
 }
-py=$(pick 'import pytest, matplotlib') || {
-    echo "run_tests: pytest/matplotlib missing; creating $venv from requirements.txt" >&2
-    if python3 -m venv "$venv" >&2 && install; then
-        py=$venv/bin/python
-    else
-        echo "run_tests: could not install requirements (offline?); plotting tests will be skipped" >&2
-        py=$(pick 'import pytest') || { echo "run_tests: no python3 with pytest available" >&2; exit 1; }
+setup() {  # sets py, making or updating .venv where needed; 1: no python3 with pytest at all
+    py=$(pick 'import pytest, matplotlib') || {
+        echo "run_tests: pytest/matplotlib missing; creating $venv from requirements.txt" >&2
+        if python3 -m venv "$venv" >&2 && install; then
+            py=$venv/bin/python
+        else
+            echo "run_tests: could not install requirements (offline?); plotting tests will be skipped" >&2
+            py=$(pick 'import pytest') || { echo "run_tests: no python3 with pytest available" >&2; return 1; }
+        fi
+    }
+    # A .venv made from an older requirements.txt: bring it up to date once (failing that, e.g.
+    # offline, it is used as it is and the tests run one at a time).
+    if [ "$py" = "$venv/bin/python" ] && ! cmp -s requirements.txt "$venv/requirements.installed"; then
+        echo "run_tests: requirements.txt changed; updating $venv" >&2
+        install || { echo "run_tests: could not update $venv; using it as it is" >&2; cp requirements.txt "$venv/requirements.installed"; }
     fi
 }
-# A .venv made from an older requirements.txt: bring it up to date once (failing that, e.g.
-# offline, it is used as it is and the tests run one at a time).
-if [ "$py" = "$venv/bin/python" ] && ! cmp -s requirements.txt "$venv/requirements.installed"; then
-    echo "run_tests: requirements.txt changed; updating $venv" >&2
-    install || { echo "run_tests: could not update $venv; using it as it is" >&2; cp requirements.txt "$venv/requirements.installed"; }
+if [ "${1:-}" = "--setup" ]; then
+    setup
+    exit 0
 fi
+setup || exit 1
 parallel=()
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 1)}
 if [ "$jobs" -gt 1 ] && "$py" -c 'import xdist' 2>/dev/null; then

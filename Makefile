@@ -90,7 +90,7 @@ ifeq ($(HAVE_OPENCV),yes)
 else
   UNIT_FLAGS += -DNO_OPENCV
 endif
-tests/unit/test_common: tests/unit/test_common.cpp $(wildcard common/*.h)
+tests/unit/test_common: tests/unit/test_common.cpp $(wildcard common/*.h common/*.cuh)
 	$(CXX) $(UNIT_FLAGS) -o $@ $< $(UNIT_LIBS)
 
 clean:

@@ -52,4 +52,8 @@ if [ "$jobs" -gt 1 ] && "$py" -c 'import xdist' 2>/dev/null; then
     # 77: no usable GPU. The exercise tests that share one build stay on one worker (loadgroup).
     [ $? = 77 ] && parallel=(-n "$jobs" --dist loadgroup)
 fi
+# The makes that the tests start are makes of their own: without the flags of the make that runs
+# this script (`make -C DIR test` puts -w in them, and every `make list` would then print
+# "Entering directory" lines into the program lists the tests read).
+unset MAKEFLAGS MFLAGS MAKELEVEL
 exec "$py" -m pytest tests -q -rs -p no:cacheprovider ${parallel[@]+"${parallel[@]}"} "$@"

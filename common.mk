@@ -57,12 +57,15 @@ LDLIBS += $(if $(COMMON_MODE),$(LAB_COMMON_LIB))
 include $(dir $(lastword $(MAKEFILE_LIST)))opencv.mk
 
 BUILD := $(if $(HAVE_OPENCV),$(PROGRAMS),$(filter-out $(IMAGE_PROGRAMS),$(PROGRAMS)))
+# SLOW_PROGRAMS (a chapter sets it: the programs that take longest to compile) are started first, so
+# that a parallel build does not end with one core compiling one of them while the other waits.
+BUILD_ORDER := $(foreach p,$(SLOW_PROGRAMS),$(filter $(p),$(BUILD))) $(filter-out $(SLOW_PROGRAMS),$(BUILD))
 COMMON_HEADERS := $(wildcard $(COMMON_DIR)/*.h $(COMMON_DIR)/*.cuh)
 
 .DEFAULT_GOAL := all
 .PHONY: all run test clean list image-programs profile opencv-notice lab-common
 
-all: $(BUILD) $(EXTRA_TARGETS) opencv-notice
+all: $(BUILD_ORDER) $(EXTRA_TARGETS) opencv-notice
 
 opencv-notice:
 ifneq ($(HAVE_OPENCV),yes)

@@ -24,11 +24,17 @@ install() {  # requirements.txt into .venv; the stamp records the requirements.t
         cp requirements.txt "$venv/requirements.installed"
 }
 setup() {  # sets py, making or updating .venv where needed; 1: no python3 with pytest at all
+    # $1: setup (run_tests.sh --setup) or tests. A failed --setup leaves $venv/setup-failed, so that
+    # the tests of the same `make test` do not try again (offline, that costs seconds for nothing).
     py=$(pick 'import pytest, matplotlib') || {
-        echo "run_tests: pytest/matplotlib missing; creating $venv from requirements.txt" >&2
-        if python3 -m venv "$venv" >&2 && install; then
+        local tried=no
+        [ "$1" = tests ] && [ -e "$venv/setup-failed" ] && tried=yes
+        rm -f "$venv/setup-failed"
+        if [ $tried = no ] && echo "run_tests: pytest/matplotlib missing; creating $venv from requirements.txt" >&2 &&
+            python3 -m venv "$venv" >&2 && install; then
             py=$venv/bin/python
         else
+            [ "$1" = setup ] && [ -d "$venv" ] && touch "$venv/setup-failed"
             echo "run_tests: could not install requirements (offline?); plotting tests will be skipped" >&2
             py=$(pick 'import pytest') || { echo "run_tests: no python3 with pytest available" >&2; return 1; }
         fi
@@ -41,10 +47,10 @@ setup() {  # sets py, making or updating .venv where needed; 1: no python3 with 
     fi
 }
 if [ "${1:-}" = "--setup" ]; then
-    setup
+    setup setup
     exit 0
 fi
-setup || exit 1
+setup tests || exit 1
 parallel=()
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 1)}
 if [ "$jobs" -gt 1 ] && "$py" -c 'import xdist' 2>/dev/null; then

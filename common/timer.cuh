@@ -88,8 +88,9 @@ double bench_ms_fresh(S&& setup, F&& fn, int reps, int warmup = 1, cudaStream_t 
 //   std::vector<double> ms = bench_turns_ms({[&] { mine<<<g, b>>>(...); }, [&] { copy(); }}, reps);
 //
 // FnRef, what it takes, refers to a callable (a lambda, a D2DCopy) without owning it, like a
-// std::function that copies nothing: enough for callables that outlive the call, as lambdas written
-// in the argument list do, and it spares every program the heavy <functional> header.
+// std::function that copies nothing: it spares every program the heavy <functional> header, and is
+// enough because what it refers to lives through the call - lambdas written in the argument list,
+// as above, or named ones. (An FnRef kept after its lambda is gone would call freed memory.)
 class FnRef {
   public:
     FnRef() = default;

@@ -19,16 +19,25 @@ include jobs.mk
 CHAPTERS := $(wildcard 0[0-9]_*)
 CUDA_PATH ?= $(patsubst %/bin/nvcc,%,$(shell command -v nvcc 2>/dev/null))
 
-.PHONY: all test test-toolkits run clean gpu-check check results readme-results $(CHAPTERS)
+.PHONY: all test test-toolkits run clean gpu-check check results readme-results lab-common python-env $(CHAPTERS)
 
-all: $(CHAPTERS) tests/gpu_probe tests/unit/test_common
+all: lab-common $(CHAPTERS) tests/gpu_probe tests/unit/test_common
 
-$(CHAPTERS):
+# common/'s library (common.mk, common/build_mode.h): built once, before the chapters start, so
+# that chapters built in parallel never race to build it.
+lab-common:
+	@$(MAKE) --no-print-directory -f common.mk lab-common
+
+$(CHAPTERS): lab-common
 	@$(MAKE) --no-print-directory -C $@ all
 
 # `make test CHAPTER=03_shared` (what a chapter's `make test` calls) builds and tests one chapter.
-test: $(if $(CHAPTER),$(CHAPTER),$(CHAPTERS)) tests/gpu_probe tests/unit/test_common
+# The Python of the tests (.venv, tools/run_tests.sh --setup) is made while the programs compile.
+test: python-env lab-common $(if $(CHAPTER),$(CHAPTER),$(CHAPTERS)) tests/gpu_probe tests/unit/test_common
 	@tools/run_tests.sh $(if $(CHAPTER),--chapter=$(CHAPTER))
+
+python-env:
+	@tools/run_tests.sh --setup
 
 run: all
 	@for d in $(CHAPTERS); do $(MAKE) --no-print-directory -C $$d run || exit 1; done
@@ -81,9 +90,10 @@ ifeq ($(HAVE_OPENCV),yes)
 else
   UNIT_FLAGS += -DNO_OPENCV
 endif
-tests/unit/test_common: tests/unit/test_common.cpp $(wildcard common/*.h)
+tests/unit/test_common: tests/unit/test_common.cpp $(wildcard common/*.h common/*.cuh)
 	$(CXX) $(UNIT_FLAGS) -o $@ $< $(UNIT_LIBS)
 
 clean:
 	@for d in $(CHAPTERS); do $(MAKE) --no-print-directory -C $$d clean; done
 	rm -f tests/gpu_probe tests/unit/test_common
+	rm -rf common/build

@@ -10,6 +10,12 @@
 # Architecture: the GPU in this machine (-arch=native) when there is one, otherwise a portable
 # set (SASS for sm_75 .. sm_90 plus PTX that newer GPUs JIT-compile). `make ARCH=sm_90` picks one.
 # `make DEBUG=1` adds -g and makes CHECK_LAUNCH() synchronize after every launch.
+#
+# common/ is compiled once: the bodies of its functions go into a library, common/build/
+# liblab_common.a (common/lab_common.cpp), and the programs are compiled with -DLAB_COMMON_SEPARATE,
+# which leaves only declarations and templates in the headers (common/build_mode.h says why: each
+# program's five device passes and its host pass no longer parse and compile them). A program
+# built on its own with the nvcc line at its top compiles the headers whole and needs no library.
 
 COMMON_DIR := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))common)
 include $(COMMON_DIR)/../jobs.mk
@@ -33,15 +39,33 @@ ifeq ($(DEBUG),1)
   NVCCFLAGS += -g -DCUDA_DEBUG_SYNC
 endif
 
+# The library of common/'s bodies: compiled from the global flags (host code: no architecture, and
+# none of a program's target-specific flags, which its prerequisites would otherwise inherit), once
+# per DEBUG setting. Written under another name and renamed, so that two makes never link half a file.
+# COMMON_MODE is the programs' side; a program whose flags change what the library's code means
+# sets it empty and is built header-only (05_streams: --default-stream per-thread).
+# The exercises built for a WORKSPACE (below) link a copy in WORKSPACE/.build: nothing is then
+# written into this tree, which may be read-only.
+LAB_LIB_NAME := liblab_common$(if $(filter 1,$(DEBUG)),-debug).a
+LAB_COMMON_LIB := $(COMMON_DIR)/build/$(LAB_LIB_NAME)
+EX_COMMON_LIB := $(if $(strip $(WORKSPACE)),$(abspath $(WORKSPACE))/.build/$(LAB_LIB_NAME),$(LAB_COMMON_LIB))
+LAB_LIB_FLAGS := $(filter-out $(ARCH_FLAGS),$(NVCCFLAGS))
+COMMON_MODE := -DLAB_COMMON_SEPARATE
+NVCCFLAGS += $(COMMON_MODE)
+LDLIBS += $(if $(COMMON_MODE),$(LAB_COMMON_LIB))
+
 include $(dir $(lastword $(MAKEFILE_LIST)))opencv.mk
 
 BUILD := $(if $(HAVE_OPENCV),$(PROGRAMS),$(filter-out $(IMAGE_PROGRAMS),$(PROGRAMS)))
+# SLOW_PROGRAMS (a chapter sets it: the programs that take longest to compile) are started first, so
+# that a parallel build does not end with one core compiling one of them while the other waits.
+BUILD_ORDER := $(foreach p,$(SLOW_PROGRAMS),$(filter $(p),$(BUILD))) $(filter-out $(SLOW_PROGRAMS),$(BUILD))
 COMMON_HEADERS := $(wildcard $(COMMON_DIR)/*.h $(COMMON_DIR)/*.cuh)
 
 .DEFAULT_GOAL := all
-.PHONY: all run test clean list image-programs profile opencv-notice
+.PHONY: all run test clean list image-programs profile opencv-notice lab-common
 
-all: $(BUILD) $(EXTRA_TARGETS) opencv-notice
+all: $(BUILD_ORDER) $(EXTRA_TARGETS) opencv-notice
 
 opencv-notice:
 ifneq ($(HAVE_OPENCV),yes)
@@ -53,8 +77,14 @@ endif
 $(IMAGE_PROGRAMS): NVCCFLAGS += $(OPENCV_CFLAGS)
 $(IMAGE_PROGRAMS): LDLIBS += $(OPENCV_LIBS)
 
-%: %.cu $(COMMON_HEADERS)
+%: %.cu $(COMMON_HEADERS) $(LAB_COMMON_LIB)
 	$(NVCC) $(NVCCFLAGS) -o $@ $< $(LDLIBS)
+$(PROGRAMS): $(LAB_COMMON_LIB)
+
+lab-common: $(LAB_COMMON_LIB)
+$(sort $(LAB_COMMON_LIB) $(EX_COMMON_LIB)): $(COMMON_DIR)/lab_common.cpp $(COMMON_HEADERS)
+	@mkdir -p $(@D)
+	$(NVCC) $(LAB_LIB_FLAGS) -lib -o $@.tmp$$$$ $< && mv -f $@.tmp$$$$ $@
 
 # Listings for the labs (lab.sh uses them; any program of any chapter works):
 #   make transpose.sass   cuobjdump -sass of the program as built: the SASS that runs (one
@@ -96,6 +126,7 @@ list:
 image-programs:
 	@echo $(if $(HAVE_OPENCV),yes,no) $(IMAGE_PROGRAMS)
 
+# (the library in common/build is shared by every chapter: the top-level `make clean` removes it)
 clean:
 	rm -f $(PROGRAMS) $(EXTRA_TARGETS) $(CLEAN_EXTRA) *.o *.sass *.regs *.png *.csv
 
@@ -135,7 +166,8 @@ workspace:
 exercises:
 	@$(if $(filter $(WS_DIR),$(EX_SRC)),$(MAKE) --no-print-directory workspace EX_QUIET=1 &&) $(MAKE) --no-print-directory exercises-build
 exercises-build: $(EX_PROGRAMS)
-$(EX_BIN)/%: $(EX_SRC)/%.cu $(COMMON_HEADERS)
+$(EX_BIN)/%: LAB_COMMON_LIB = $(EX_COMMON_LIB)
+$(EX_BIN)/%: $(EX_SRC)/%.cu $(COMMON_HEADERS) $(EX_COMMON_LIB)
 	@mkdir -p $(EX_BIN)
 	$(NVCC) $(NVCCFLAGS) -o $@ $< $(LDLIBS) $(EX_LDLIBS)
 check: exercises

@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <random>
 #include <string>
 #include <vector>
 #include "common.cuh"

@@ -22,6 +22,7 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <random>
 #include <string>
 #include <vector>
 #include "common.cuh"

@@ -30,6 +30,7 @@
 #include <climits>
 #include <cstdint>
 #include <sstream>
+#include <random>
 #include <string>
 #include <type_traits>
 #include <vector>

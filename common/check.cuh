@@ -18,8 +18,29 @@
 #include <cstdlib>
 #include <new>
 #include <cuda_runtime.h>
+#include "build_mode.h"
 
-inline void check_cuda(cudaError_t err, const char* call, const char* file, int line) {
+// Prints the failing call and exits 1 (a failed allocation: one "FAILED: out of memory" line).
+LAB_INLINE void check_cuda(cudaError_t err, const char* call, const char* file, int line);
+
+#define CHECK(call) check_cuda((call), #call, __FILE__, __LINE__)
+
+LAB_INLINE void host_out_of_memory();
+inline const bool host_oom_handler_installed = (std::set_new_handler(host_out_of_memory), true);
+
+#ifdef CUDA_DEBUG_SYNC
+#define CHECK_LAUNCH()                                                             \
+    do {                                                                           \
+        check_cuda(cudaGetLastError(), "kernel launch", __FILE__, __LINE__);       \
+        check_cuda(cudaDeviceSynchronize(), "kernel execution", __FILE__, __LINE__); \
+    } while (0)
+#else
+#define CHECK_LAUNCH() check_cuda(cudaGetLastError(), "kernel launch", __FILE__, __LINE__)
+#endif
+
+// ---- the bodies: inline here (header-only), or compiled once into the library (build_mode.h) ----
+#if LAB_COMMON_BODIES
+LAB_INLINE void check_cuda(cudaError_t err, const char* call, const char* file, int line) {
     if (err == cudaErrorMemoryAllocation) {
         size_t free_b = 0, total_b = 0;
         if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) free_b = total_b = 0;
@@ -35,20 +56,8 @@ inline void check_cuda(cudaError_t err, const char* call, const char* file, int 
     }
 }
 
-#define CHECK(call) check_cuda((call), #call, __FILE__, __LINE__)
-
-inline void host_out_of_memory() {
+LAB_INLINE void host_out_of_memory() {
     std::printf("FAILED: out of memory: a host allocation failed (the size is too large for this machine)\n");
     std::exit(1);
 }
-inline const bool host_oom_handler_installed = (std::set_new_handler(host_out_of_memory), true);
-
-#ifdef CUDA_DEBUG_SYNC
-#define CHECK_LAUNCH()                                                             \
-    do {                                                                           \
-        check_cuda(cudaGetLastError(), "kernel launch", __FILE__, __LINE__);       \
-        check_cuda(cudaDeviceSynchronize(), "kernel execution", __FILE__, __LINE__); \
-    } while (0)
-#else
-#define CHECK_LAUNCH() check_cuda(cudaGetLastError(), "kernel launch", __FILE__, __LINE__)
-#endif
+#endif  // LAB_COMMON_BODIES

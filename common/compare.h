@@ -12,9 +12,9 @@
 #pragma once
 #include <cmath>
 #include <cstdio>
-#include <sstream>
 #include <string>
 #include <type_traits>
+#include "build_mode.h"
 #include "corrupt.h"
 
 class Verdict {
@@ -22,11 +22,7 @@ class Verdict {
     explicit Verdict(int show = 3) : show_(show) {}
 
     // A plain condition, e.g. an API return code or a count.
-    bool check(bool ok, const std::string& what) {
-        std::printf("  check %-34s %s\n", what.c_str(), ok ? "ok" : "MISMATCH");
-        if (!ok) record(what);
-        return ok;
-    }
+    bool check(bool ok, const std::string& what);
 
     template <class T>
     bool exact(const std::string& what, const T* expected, const T* got, size_t n) {
@@ -47,23 +43,18 @@ class Verdict {
     const std::string& first_failure() const { return first_; }
 
     // Prints PASSED or FAILED: <first mismatch>; returns the exit code.
-    int finish() const {
-        if (failures_ == 0) {
-            std::printf("PASSED\n");
-            return 0;
-        }
-        std::printf("FAILED: %s\n", first_.c_str());
-        return 1;
-    }
+    int finish() const;
 
   private:
+    // An element as text: floating point with 9 significant digits (%.9g, what an ostream with
+    // precision(9) prints), integers in decimal (+ prints char types as numbers).
     template <class T>
     static std::string str(T v) {
-        std::ostringstream os;
-        if (std::is_floating_point<T>::value) os.precision(9);
-        os << +v;  // + prints char types as numbers
-        return os.str();
+        if constexpr (std::is_floating_point<T>::value) return real_text(v);
+        else return std::to_string(+v);
     }
+    static std::string real_text(double v);
+    static std::string real_text(long double v);
 
     template <class T, class Eq>
     bool compare(const std::string& what, const T* expected, const T* got, size_t n, Eq eq) {
@@ -92,11 +83,43 @@ class Verdict {
         return false;
     }
 
-    void record(const std::string& msg) {
-        if (failures_++ == 0) first_ = msg;
-    }
+    void record(const std::string& msg);
 
     int show_;
     int failures_ = 0;
     std::string first_;
 };
+
+// ---- the bodies: inline here (header-only), or compiled once into the library (build_mode.h) ----
+#if LAB_COMMON_BODIES
+LAB_INLINE bool Verdict::check(bool ok, const std::string& what) {
+    std::printf("  check %-34s %s\n", what.c_str(), ok ? "ok" : "MISMATCH");
+    if (!ok) record(what);
+    return ok;
+}
+
+LAB_INLINE int Verdict::finish() const {
+    if (failures_ == 0) {
+        std::printf("PASSED\n");
+        return 0;
+    }
+    std::printf("FAILED: %s\n", first_.c_str());
+    return 1;
+}
+
+LAB_INLINE std::string Verdict::real_text(double v) {
+    char b[64];
+    std::snprintf(b, sizeof b, "%.9g", v);
+    return b;
+}
+
+LAB_INLINE std::string Verdict::real_text(long double v) {
+    char b[80];
+    std::snprintf(b, sizeof b, "%.9Lg", v);
+    return b;
+}
+
+LAB_INLINE void Verdict::record(const std::string& msg) {
+    if (failures_++ == 0) first_ = msg;
+}
+#endif  // LAB_COMMON_BODIES

@@ -15,15 +15,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <string>
 #include <cuda_runtime.h>
+#include "build_mode.h"
 #include "check.cuh"
 
-[[noreturn]] inline void skip(const std::string& reason) {
-    std::printf("SKIPPED: %s\n", reason.c_str());
-    std::exit(77);
-}
+[[noreturn]] LAB_INLINE void skip(const std::string& reason);
 
 struct DeviceInfo {
     int id = 0;
@@ -34,7 +31,45 @@ struct DeviceInfo {
     int cc() const { return prop.major * 10 + prop.minor; }
 };
 
-inline DeviceInfo device_info(int id) {
+LAB_INLINE DeviceInfo device_info(int id);
+
+// select_device() with the lowest architecture this program was built for (e.g. 750; 0: unknown),
+// which the inline select_device() below takes from the program's own __CUDA_ARCH_LIST__.
+LAB_INLINE DeviceInfo select_device_built_for(int id, bool banner, int lowest_arch);
+
+inline DeviceInfo select_device(int id, bool banner = true) {
+#ifdef __CUDA_ARCH_LIST__
+    constexpr int built_for[] = {__CUDA_ARCH_LIST__};  // e.g. 750,800,860,890,900 (the portable build)
+    return select_device_built_for(id, banner, built_for[0]);
+#else
+    return select_device_built_for(id, banner, 0);
+#endif
+}
+
+LAB_INLINE void require_cc(const DeviceInfo& d, int major, int minor, const char* feature);
+
+// Whether a CUDA tool (compute-sanitizer, ncu, nsys) is attached to this process. They attach
+// through the CUDA injection hook and take over parts of launching and synchronization, so a
+// program prints its timing-dependent claims (concurrency, overlap, CPU cost of a wait) under them
+// but does not assert them. Call after CUDA is initialized: the tool's library is then mapped into
+// this process (Linux: /proc/self/maps; elsewhere only the environment variable is seen).
+LAB_INLINE bool cuda_tool_attached();
+
+// A texture object on linear memory needs devPtr aligned to the device's textureAlignment
+// (cudaDevAttrTextureAlignment: 512 bytes on the H100). cudaMalloc promises only 256 (the
+// programming guide), so the pointer is checked against the device's own figure, not assumed.
+LAB_INLINE void check_texture_alignment(const void* p, const char* name);
+
+// ---- the bodies: inline here (header-only), or compiled once into the library (build_mode.h) ----
+#if LAB_COMMON_BODIES
+#include <fstream>
+
+[[noreturn]] LAB_INLINE void skip(const std::string& reason) {
+    std::printf("SKIPPED: %s\n", reason.c_str());
+    std::exit(77);
+}
+
+LAB_INLINE DeviceInfo device_info(int id) {
     DeviceInfo d;
     d.id = id;
     CHECK(cudaGetDeviceProperties(&d.prop, id));
@@ -44,7 +79,7 @@ inline DeviceInfo device_info(int id) {
     return d;
 }
 
-inline DeviceInfo select_device(int id, bool banner = true) {
+LAB_INLINE DeviceInfo select_device_built_for(int id, bool banner, int lowest_arch) {
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess)
@@ -59,31 +94,23 @@ inline DeviceInfo select_device(int id, bool banner = true) {
     if (banner)
         std::printf("GPU %d: %s | sm_%d | %d SMs | %d MB L2 | %.0f GB/s peak DRAM\n", id, d.prop.name, d.cc(),
                     d.prop.multiProcessorCount, d.prop.l2CacheSize >> 20, d.peak_gbps);
-#ifdef __CUDA_ARCH_LIST__
-    constexpr int built_for[] = {__CUDA_ARCH_LIST__};  // e.g. 750,800,860,890,900 (the portable build)
-    if (d.cc() * 10 < built_for[0])
-        skip("this build has code for compute capability " + std::to_string(built_for[0] / 100) + "." +
-             std::to_string(built_for[0] / 10 % 10) + " and newer; " + d.prop.name + " is " +
+    if (lowest_arch > 0 && d.cc() * 10 < lowest_arch)
+        skip("this build has code for compute capability " + std::to_string(lowest_arch / 100) + "." +
+             std::to_string(lowest_arch / 10 % 10) + " and newer; " + d.prop.name + " is " +
              std::to_string(d.prop.major) + "." + std::to_string(d.prop.minor) +
              " (CUDA 13 compiles for 7.5 and newer; an older toolkit may build for it: make ARCH=sm_" +
              std::to_string(d.cc()) + ")");
-#endif
     return d;
 }
 
-inline void require_cc(const DeviceInfo& d, int major, int minor, const char* feature) {
+LAB_INLINE void require_cc(const DeviceInfo& d, int major, int minor, const char* feature) {
     if (d.prop.major * 10 + d.prop.minor < major * 10 + minor)
         skip(std::string(feature) + " requires compute capability " + std::to_string(major) + "." +
              std::to_string(minor) + "; " + d.prop.name + " is " + std::to_string(d.prop.major) + "." +
              std::to_string(d.prop.minor));
 }
 
-// Whether a CUDA tool (compute-sanitizer, ncu, nsys) is attached to this process. They attach
-// through the CUDA injection hook and take over parts of launching and synchronization, so a
-// program prints its timing-dependent claims (concurrency, overlap, CPU cost of a wait) under them
-// but does not assert them. Call after CUDA is initialized: the tool's library is then mapped into
-// this process (Linux: /proc/self/maps; elsewhere only the environment variable is seen).
-inline bool cuda_tool_attached() {
+LAB_INLINE bool cuda_tool_attached() {
     const char* inj = std::getenv("CUDA_INJECTION64_PATH");
     if (inj && *inj) return true;
     std::ifstream maps("/proc/self/maps");
@@ -93,10 +120,7 @@ inline bool cuda_tool_attached() {
     return false;
 }
 
-// A texture object on linear memory needs devPtr aligned to the device's textureAlignment
-// (cudaDevAttrTextureAlignment: 512 bytes on the H100). cudaMalloc promises only 256 (the
-// programming guide), so the pointer is checked against the device's own figure, not assumed.
-inline void check_texture_alignment(const void* p, const char* name) {
+LAB_INLINE void check_texture_alignment(const void* p, const char* name) {
     int dev = 0, align = 0;
     CHECK(cudaGetDevice(&dev));
     CHECK(cudaDeviceGetAttribute(&align, cudaDevAttrTextureAlignment, dev));
@@ -105,3 +129,4 @@ inline void check_texture_alignment(const void* p, const char* name) {
         std::exit(1);
     }
 }
+#endif  // LAB_COMMON_BODIES

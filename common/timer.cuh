@@ -11,45 +11,28 @@
 // processes share the GPU (the exercises' "make it faster" targets; D2DCopy is their copy baseline).
 #pragma once
 #include <algorithm>
-#include <chrono>
-#include <functional>
+#include <type_traits>
 #include <vector>
 #include <cuda_runtime.h>
+#include "build_mode.h"
 #include "check.cuh"
 
 class GpuTimer {
   public:
-    explicit GpuTimer(cudaStream_t stream = 0) : stream_(stream) {
-        CHECK(cudaEventCreate(&start_));
-        CHECK(cudaEventCreate(&stop_));
-    }
-    ~GpuTimer() {
-        cudaEventDestroy(start_);
-        cudaEventDestroy(stop_);
-    }
+    explicit GpuTimer(cudaStream_t stream = 0);
+    ~GpuTimer();
     GpuTimer(const GpuTimer&) = delete;
     GpuTimer& operator=(const GpuTimer&) = delete;
-    void start() { CHECK(cudaEventRecord(start_, stream_)); }
+    void start();
     // Waits for the stop event and returns the elapsed milliseconds.
-    float stop() {
-        CHECK(cudaEventRecord(stop_, stream_));
-        CHECK(cudaEventSynchronize(stop_));
-        float ms = 0.f;
-        CHECK(cudaEventElapsedTime(&ms, start_, stop_));
-        return ms;
-    }
+    float stop();
 
   private:
     cudaStream_t stream_;
     cudaEvent_t start_, stop_;
 };
 
-inline double median(std::vector<double> v) {
-    if (v.empty()) return 0.0;
-    std::sort(v.begin(), v.end());
-    size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+LAB_INLINE double median(std::vector<double> v);
 
 // Runs fn() `warmup` times, then times `reps` runs with events; returns the median in ms.
 // fn must only enqueue work on `stream` (launches, async copies).
@@ -102,9 +85,96 @@ double bench_ms_fresh(S&& setup, F&& fn, int reps, int warmup = 1, cudaStream_t 
 // one side after the other would compare two different loads). before(), if given, runs before
 // every round, warm-up included, outside the timed intervals (the stream is synchronized after it).
 // Each fn must only enqueue work on `stream` (or on blocking streams, which the events bracket).
-inline std::vector<double> bench_turns_ms(const std::vector<std::function<void()>>& fns, int rounds,
-                                         const std::function<void()>& before = {}, int warmup = 2,
-                                         cudaStream_t stream = 0) {
+//   std::vector<double> ms = bench_turns_ms({[&] { mine<<<g, b>>>(...); }, [&] { copy(); }}, reps);
+//
+// FnRef, what it takes, refers to a callable (a lambda, a D2DCopy) without owning it, like a
+// std::function that copies nothing: it spares every program the heavy <functional> header, and is
+// enough because what it refers to lives through the call - lambdas written in the argument list,
+// as above, or named ones. (An FnRef kept after its lambda is gone would call freed memory.)
+class FnRef {
+  public:
+    FnRef() = default;
+    template <class F, class = typename std::enable_if<!std::is_same<typename std::decay<F>::type, FnRef>::value>::type>
+    FnRef(F&& f)
+        : fn_(const_cast<void*>(static_cast<const void*>(&f))),
+          call_([](void* fn) { (*static_cast<typename std::remove_reference<F>::type*>(fn))(); }) {}
+    void operator()() const { call_(fn_); }
+    explicit operator bool() const { return call_ != nullptr; }
+
+  private:
+    void* fn_ = nullptr;
+    void (*call_)(void*) = nullptr;
+};
+
+LAB_INLINE std::vector<double> bench_turns_ms(const std::vector<FnRef>& fns, int rounds, FnRef before = {},
+                                             int warmup = 2, cudaStream_t stream = 0);
+
+// The copy baseline as a callable: two device buffers of `bytes` and a cudaMemcpyAsync
+// device-to-device between them; gbps(ms) counts the bytes read + written.
+class D2DCopy {
+  public:
+    explicit D2DCopy(size_t bytes);
+    ~D2DCopy();
+    D2DCopy(const D2DCopy&) = delete;
+    D2DCopy& operator=(const D2DCopy&) = delete;
+    void operator()() const;
+    double gbps(double ms) const { return ms > 0 ? 2.0 * bytes_ / (ms * 1e6) : 0.0; }
+
+  private:
+    size_t bytes_;
+    void *src_ = nullptr, *dst_ = nullptr;
+};
+
+// Bandwidth in GB/s (1e9 bytes per second) for `bytes` moved in `ms` milliseconds.
+inline double gbps(double bytes, double ms) { return ms > 0 ? bytes / (ms * 1e6) : 0.0; }
+
+// cudaMemcpy device-to-device of `bytes` bytes: GB/s counting bytes read + written.
+LAB_INLINE double d2d_copy_gbps(size_t bytes, int reps);
+
+// The host's clock (std::chrono::steady_clock), from construction or start() to stop_ms().
+class CpuTimer {
+  public:
+    CpuTimer() { start(); }
+    void start();
+    double stop_ms() const;
+
+  private:
+    long long t0_ns_ = 0;  // steady_clock time in nanoseconds (<chrono> is in the bodies only)
+};
+
+// ---- the bodies: inline here (header-only), or compiled once into the library (build_mode.h) ----
+#if LAB_COMMON_BODIES
+#include <chrono>
+
+LAB_INLINE GpuTimer::GpuTimer(cudaStream_t stream) : stream_(stream) {
+    CHECK(cudaEventCreate(&start_));
+    CHECK(cudaEventCreate(&stop_));
+}
+
+LAB_INLINE GpuTimer::~GpuTimer() {
+    cudaEventDestroy(start_);
+    cudaEventDestroy(stop_);
+}
+
+LAB_INLINE void GpuTimer::start() { CHECK(cudaEventRecord(start_, stream_)); }
+
+LAB_INLINE float GpuTimer::stop() {
+    CHECK(cudaEventRecord(stop_, stream_));
+    CHECK(cudaEventSynchronize(stop_));
+    float ms = 0.f;
+    CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+    return ms;
+}
+
+LAB_INLINE double median(std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+LAB_INLINE std::vector<double> bench_turns_ms(const std::vector<FnRef>& fns, int rounds, FnRef before, int warmup,
+                                             cudaStream_t stream) {
     std::vector<double> best(fns.size(), 1e300);
     GpuTimer t(stream);
     for (int r = 0; r < warmup + std::max(rounds, 1); ++r) {
@@ -121,45 +191,31 @@ inline std::vector<double> bench_turns_ms(const std::vector<std::function<void()
     return best;
 }
 
-// The copy baseline as a callable: two device buffers of `bytes` and a cudaMemcpyAsync
-// device-to-device between them; gbps(ms) counts the bytes read + written.
-class D2DCopy {
-  public:
-    explicit D2DCopy(size_t bytes) : bytes_(bytes) {
-        CHECK(cudaMalloc(&src_, bytes));
-        CHECK(cudaMalloc(&dst_, bytes));
-        CHECK(cudaMemset(src_, 1, bytes));
-    }
-    ~D2DCopy() {
-        cudaFree(src_);
-        cudaFree(dst_);
-    }
-    D2DCopy(const D2DCopy&) = delete;
-    D2DCopy& operator=(const D2DCopy&) = delete;
-    void operator()() const { CHECK(cudaMemcpyAsync(dst_, src_, bytes_, cudaMemcpyDeviceToDevice)); }
-    double gbps(double ms) const { return ms > 0 ? 2.0 * bytes_ / (ms * 1e6) : 0.0; }
+LAB_INLINE D2DCopy::D2DCopy(size_t bytes) : bytes_(bytes) {
+    CHECK(cudaMalloc(&src_, bytes));
+    CHECK(cudaMalloc(&dst_, bytes));
+    CHECK(cudaMemset(src_, 1, bytes));
+}
 
-  private:
-    size_t bytes_;
-    void *src_ = nullptr, *dst_ = nullptr;
-};
+LAB_INLINE D2DCopy::~D2DCopy() {
+    cudaFree(src_);
+    cudaFree(dst_);
+}
 
-// Bandwidth in GB/s (1e9 bytes per second) for `bytes` moved in `ms` milliseconds.
-inline double gbps(double bytes, double ms) { return ms > 0 ? bytes / (ms * 1e6) : 0.0; }
+LAB_INLINE void D2DCopy::operator()() const { CHECK(cudaMemcpyAsync(dst_, src_, bytes_, cudaMemcpyDeviceToDevice)); }
 
-// cudaMemcpy device-to-device of `bytes` bytes: GB/s counting bytes read + written.
-inline double d2d_copy_gbps(size_t bytes, int reps) {
+LAB_INLINE double d2d_copy_gbps(size_t bytes, int reps) {
     D2DCopy copy(bytes);
     return copy.gbps(bench_ms(copy, reps));
 }
 
-class CpuTimer {
-  public:
-    void start() { t0_ = std::chrono::steady_clock::now(); }
-    double stop_ms() const {
-        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0_).count();
-    }
+LAB_INLINE void CpuTimer::start() {
+    t0_ns_ = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+                 .count();
+}
 
-  private:
-    std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
-};
+LAB_INLINE double CpuTimer::stop_ms() const {
+    auto now = std::chrono::steady_clock::now().time_since_epoch();
+    return std::chrono::duration<double, std::milli>(now - std::chrono::nanoseconds(t0_ns_)).count();
+}
+#endif  // LAB_COMMON_BODIES

@@ -6,7 +6,9 @@ takes each chapter's compile commands from its Makefile (`make -n -B`, so per-pr
 as -rdc=true, --default-stream per-thread and the OpenCV include path are the Makefile's own),
 for the programs, exercises/ and exercises/solutions/, plus tests/gpu_probe.cu, and runs each
 through nvcc's host pass (`nvcc -cuda`: cudafe++ checks the host code, cicc compiles the device code; no
-link) with another toolkit's runtime headers first on the include path. The architecture is
+link) with another toolkit's runtime headers first on the include path. The library of common/'s
+bodies (common/lab_common.cpp, which the programs link; common.mk) is host code: it is compiled
+to an object (`nvcc -c`) the same way, once. The architecture is
 compute_90 (ARCH=compute_90: cicc compiles the device code to PTX, ptxas is not run), except where
 a Makefile names its own (compilation.cu's five). The toolkits:
 
@@ -68,9 +70,12 @@ def make_lines(args, cwd=ROOT):
 
 
 def to_job(line, cwd):
-    """(cwd, source, argv without nvcc) for one nvcc command that compiles a .cu file, else None."""
+    """(cwd, source, argv without nvcc) for one nvcc command that compiles a .cu file (or common/'s
+    library, a .cpp), else None."""
     argv = shlex.split(line)[1:]
-    sources = [a for a in argv if a.endswith(".cu")]
+    if "&&" in argv:  # the library's rule: nvcc ... -o NAME.tmp$$ lab_common.cpp && mv ...
+        argv = argv[:argv.index("&&")]
+    sources = [a for a in argv if a.endswith((".cu", ".cpp"))]
     if not sources:
         return None  # a link step (hello_multi.o ...)
     out, i = [], 0
@@ -79,7 +84,9 @@ def to_job(line, cwd):
         if a == "-o":
             i += 2
             continue
-        if a.endswith(".o"):  # objects linked with it (arith_instructions' four arith_flags builds)
+        # objects and libraries linked with it (arith_instructions' four arith_flags builds, common/'s
+        # library), and -lib (the library is compiled to an object here)
+        if a.endswith((".o", ".a")) or a == "-lib":
             i += 1
             continue
         if a == "-dc":  # separate compilation: an object with relocatable device code
@@ -102,7 +109,12 @@ def collect_jobs():
                     jobs.append(to_job(ln, d))
     for ln in make_lines(["tests/gpu_probe"]):
         jobs.append(to_job(ln, ROOT))
-    return [j for j in jobs if j]
+    seen, unique = set(), []  # common/'s library is in every chapter's commands: compiled once
+    for j in jobs:
+        if j and (j[1], tuple(j[2])) not in seen:  # (arith_flags.cu is compiled four ways: four jobs)
+            seen.add((j[1], tuple(j[2])))
+            unique.append(j)
+    return unique
 
 
 def tracked_cu():
@@ -193,8 +205,9 @@ def setup(version):
 
 def compile_one(nvcc, extra, job, tmp):
     cwd, src, argv = job
-    out = Path(tmp) / (re.sub(r"[^A-Za-z0-9_.]", "_", str(src.relative_to(ROOT))) + ".ii")
-    cmd = [nvcc, "-cuda"] + extra + argv + ["-o", str(out)]
+    host_only = src.suffix == ".cpp"  # common/lab_common.cpp: the host compiler, to an object
+    out = Path(tmp) / (re.sub(r"[^A-Za-z0-9_.]", "_", str(src.relative_to(ROOT))) + (".o" if host_only else ".ii"))
+    cmd = [nvcc, "-c" if host_only else "-cuda"] + extra + argv + ["-o", str(out)]
     r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
     return r.returncode, (r.stderr + r.stdout).strip()
 
@@ -222,7 +235,7 @@ def run_toolkit(version, jobs, workers, skipped):
             print(f"      {ln.strip()[:160]}")
     cc = sh([nvcc, "--version"]).stdout.strip().splitlines()[-1:]  # "Build cuda_13.0.r13.0/..."
     skip_note = f", {len(skipped)} skipped ({'; '.join(skipped)})" if skipped else ""
-    print(f"toolkit {version}: {len(jobs) - len(fails)} of {len(jobs)} .cu files compiled, {len(fails)} failed"
+    print(f"toolkit {version}: {len(jobs) - len(fails)} of {len(jobs)} files compiled, {len(fails)} failed"
           f"{skip_note} in {dt:.1f} s (setup {t_setup:.1f} s; nvcc {cc[0].split()[-1] if cc else '?'}; {desc})")
     return len(fails)
 
@@ -232,7 +245,7 @@ def main():
     ap.add_argument("--toolkits", default=os.environ.get("TOOLKITS", ",".join(DEFAULT)).replace(" ", ","),
                     help="comma-separated versions (nvidia-cuda-runtime[-cu12] versions)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
-    ap.add_argument("--only", nargs="*", help="compile only these .cu files (paths)")
+    ap.add_argument("--only", nargs="*", help="compile only these .cu files (paths; common/lab_common.cpp too)")
     args = ap.parse_args()
     t0 = time.time()
 
@@ -264,7 +277,8 @@ def main():
             for p in sorted(missing):
                 print(f"  {p.relative_to(ROOT)}")
             return 1
-    print(f"toolkit_check: {len(jobs)} .cu files, nvcc -cuda, {args.jobs} at a time; {TOOLKIT_NOTE}")
+    print(f"toolkit_check: {len(jobs)} files (.cu: nvcc -cuda; common/'s library: nvcc -c), {args.jobs} at a time; "
+          f"{TOOLKIT_NOTE}")
     failed, ran = 0, 0
     for v in [v for v in args.toolkits.split(",") if v]:
         n = run_toolkit(v, jobs, args.jobs, skipped if not args.only else [])

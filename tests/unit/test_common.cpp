@@ -1,5 +1,5 @@
 // Host-side unit tests of common/: argument parsing, result comparison, the CUDA_LAB_CORRUPT hook,
-// random data, image fallback. No GPU needed. `test_common --list` names the cases; `test_common CASE` runs one
+// random data, the host-side timing helpers, image fallback. No GPU needed. `test_common --list` names the cases; `test_common CASE` runs one
 // (exit 0 pass, 1 fail, 77 skip). `test_common args ...` parses its arguments like a program
 // and `test_common image PATH` loads an image, so tests/test_common.py can check exit codes.
 #include <cstdio>
@@ -8,11 +8,14 @@
 #include <limits>
 #include <functional>
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
-#include "args.h"
-#include "compare.h"
-#include "random.h"
+// Every header of common/ (image.h below), compiled header-only (common/build_mode.h): what a program
+// built on its own with the nvcc line at its top gets. The Makefiles build the programs with the
+// separate mode, so this is where the header-only one is compiled (with g++ -Wall -Wextra -Werror).
+#include "common.cuh"
+#include "results.cuh"
 #ifndef NO_OPENCV
 #include "image.h"
 #endif
@@ -111,6 +114,15 @@ static void compare_close() {
     EXPECT(v.finish() == 1);
     Verdict ok;
     EXPECT(ok.check(true, "cond") && ok.finish() == 0);
+    // Floating point is shown with 9 significant digits, as an ostream with precision(9) prints it.
+    std::vector<float> far{1.0005f, 100.0f, 1e30f};
+    std::vector<double> d{0.1, -2.0}, dn{std::nan(""), -HUGE_VAL};
+    Verdict t;
+    t.close("floats", e.data(), far.data(), 3, 0.0, 0.0);
+    EXPECT(t.first_failure() == "floats: 2 of 3 differ, first [0] expected 1 got 1.00049996, [2] expected -2 got 1.00000002e+30");
+    Verdict t2;
+    t2.exact("doubles", d.data(), dn.data(), 2);
+    EXPECT(t2.first_failure() == "doubles: 2 of 2 differ, first [0] expected 0.1 got nan, [1] expected -2 got -inf");
 }
 
 // CUDA_LAB_CORRUPT (corrupt.h) on: every exact() / close() fails, whatever the type and tolerance,
@@ -190,6 +202,36 @@ static void random_data() {
     EXPECT(zeros < 200);
     auto f = random_vector<float>(1000, 1.0f, 2.0f, 3);
     for (float x : f) EXPECT(x >= 1.0f && x < 2.0f);
+    // The numbers are those of one std::mt19937(seed) through uniform_real_distribution<double> or
+    // uniform_int_distribution<long long>, converted to the element type (what random.h always
+    // drew; its RandomStream draws them in chunks, so sizes past a chunk are compared).
+    std::mt19937 gen(7);
+    std::uniform_real_distribution<double> real(-1.0, 3.0);
+    auto r = random_vector<float>(2500, -1.0f, 3.0f, 7);
+    bool same = true;
+    for (float x : r) same = same && x == static_cast<float>(real(gen));
+    EXPECT(same);
+    std::mt19937 gen2(2024);
+    std::uniform_int_distribution<long long> integer(0, 255);
+    auto u = random_vector<unsigned char>(3000, 0, 255);
+    same = true;
+    for (unsigned char x : u) same = same && x == static_cast<unsigned char>(integer(gen2));
+    EXPECT(same);
+}
+
+// timer.cuh's host side: the median, the host clock, and FnRef calling what it refers to.
+static void timer_host() {
+    EXPECT(median({}) == 0.0 && median({3, 1, 2}) == 2.0 && median({4, 1, 3, 2}) == 2.5);
+    CpuTimer t;
+    double a = t.stop_ms(), b = t.stop_ms();
+    EXPECT(a >= 0.0 && b >= a && b < 60e3);
+    int calls = 0;
+    auto add = [&] { ++calls; };
+    const auto twice = [&] { calls += 2; };
+    std::vector<FnRef> fns{add, twice, [&] { calls += 10; }};
+    for (auto& f : fns) f();
+    EXPECT(calls == 13 && fns[0] && !FnRef());
+    EXPECT(Results::to_text(0.5) == "0.5" && Results::to_text(42) == "42" && Results::to_text("x") == "x");
 }
 
 #ifndef NO_OPENCV
@@ -210,6 +252,7 @@ int main(int argc, char** argv) {
         {"args_values", args_values},     {"args_defaults", args_defaults}, {"args_errors", args_errors},
         {"compare_exact", compare_exact}, {"compare_close", compare_close}, {"random_data", random_data},
         {"corrupt_on", corrupt_on},       {"corrupt_off", corrupt_off},     {"corrupt_env", corrupt_env},
+        {"timer_host", timer_host},
 #ifndef NO_OPENCV
         {"image_fallback", image_fallback},
 #endif

@@ -151,7 +151,7 @@ __global__ void async_pipeline(const unsigned* in, unsigned* out, long long n, i
                 uint4 a = t4[j], m = t4[kTile / 4 - 1 - j];
                 if (Chains) o4[j] = mix4(a, make_uint4(m.w, m.z, m.y, m.x), rounds);
                 else o4[j] = make_uint4(mix(a.x, m.w, rounds), mix(a.y, m.z, rounds), mix(a.z, m.y, rounds),
-                                   mix(a.w, m.x, rounds));
+                                        mix(a.w, m.x, rounds));
             }
         } else {
             for (int i = threadIdx.x; i < len; i += blockDim.x) out[base + i] = mix(t[i], t[len - 1 - i], rounds);

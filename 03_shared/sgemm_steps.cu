@@ -721,11 +721,12 @@ int main(int argc, char** argv) {
     // the same 6 float4 shared loads per thread and k, but 4 KB of distinct shared data per block
     // and k instead of 5 KB. On the H100 it was the fastest 4096^3 and 2048^3 tile (92.1% and 94.8%
     // of cuBLAS against 91.3% and 94.2% for 8x16; the 256x128 orientation measured 87.6%), so the
-    // "by size" row uses it for large products.
+    // "by size" row uses it for large products of fewer than two waves of tiles, and where the
+    // BK = 32 tile below does not fit.
     tuned(8, "8 pipe 128x256x16 16x8", pipelined_launcher<128, 256, 16, 16, 8, 3, 1>(p, dev, &fits));
     // BK = 32 and 4 stages: half as many barriers and copy rounds per k, and a stage more in
-    // flight. On the H100 at 4096^3: 2837 against 2909 us for BK = 16 and 3 stages (94.2% against
-    // 91.9% of cuBLAS in the same runs); BK = 64, partial unrolling of the k loop and BK = 32 with
+    // flight. On the H100 at 4096^3: 2832-2839 against 2890-2910 us for BK = 16 and 3 stages
+    // (93.5-94.2% against 91.7-91.9% of cuBLAS in the same six runs); BK = 64, partial unrolling of the k loop and BK = 32 with
     // 8x16 per thread were slower. What still separates it from cuBLAS: README, "The SGEMM
     // progression".
     tuned(8, "8 pipe 128x256x32 16x8 4st", pipelined_launcher<128, 256, 32, 16, 8, 4, 1>(p, dev, &fits));

@@ -44,32 +44,23 @@ constexpr int kBlock = 256;   // 4 elements per thread per tile
 
 // The per-element work: mix an element with its mirror in the tile, then `rounds` hash rounds.
 // Integer arithmetic, so the GPU and CPU agree bit for bit.
+__host__ __device__ inline unsigned mirror_in(unsigned x, unsigned mirror) { return x ^ mirror * 0x9E3779B9u; }
+__host__ __device__ inline unsigned hash_round(unsigned x) {
+    x = x * 0x85EBCA6Bu + 0xC2B2AE35u;
+    return x ^ (x >> 13);
+}
+
 __host__ __device__ inline unsigned mix(unsigned x, unsigned mirror, int rounds) {
-    x ^= mirror * 0x9E3779B9u;
-    for (int r = 0; r < rounds; ++r) {
-        x = x * 0x85EBCA6Bu + 0xC2B2AE35u;
-        x ^= x >> 13;
-    }
+    x = mirror_in(x, mirror);
+    for (int r = 0; r < rounds; ++r) x = hash_round(x);
     return x;
 }
 
 // The same work on four elements at once: element k of x with element k of m (the caller pairs
 // them with their mirrors). Bit for bit mix() of each, but the four chains share one loop.
 __device__ inline uint4 mix4(uint4 x, uint4 m, int rounds) {
-    x.x ^= m.x * 0x9E3779B9u;
-    x.y ^= m.y * 0x9E3779B9u;
-    x.z ^= m.z * 0x9E3779B9u;
-    x.w ^= m.w * 0x9E3779B9u;
-    for (int r = 0; r < rounds; ++r) {
-        x.x = x.x * 0x85EBCA6Bu + 0xC2B2AE35u;
-        x.y = x.y * 0x85EBCA6Bu + 0xC2B2AE35u;
-        x.z = x.z * 0x85EBCA6Bu + 0xC2B2AE35u;
-        x.w = x.w * 0x85EBCA6Bu + 0xC2B2AE35u;
-        x.x ^= x.x >> 13;
-        x.y ^= x.y >> 13;
-        x.z ^= x.z >> 13;
-        x.w ^= x.w >> 13;
-    }
+    x = make_uint4(mirror_in(x.x, m.x), mirror_in(x.y, m.y), mirror_in(x.z, m.z), mirror_in(x.w, m.w));
+    for (int r = 0; r < rounds; ++r) x = make_uint4(hash_round(x.x), hash_round(x.y), hash_round(x.z), hash_round(x.w));
     return x;
 }
 

@@ -101,6 +101,28 @@ __global__ void sync_staging(const unsigned* in, unsigned* out, long long n, int
     }
 }
 
+// The units (tiles, or stages of several tiles) that block blockIdx.x of a persistent grid works on:
+// unit blockIdx.x, then every gridDim.x-th. The block's k-th unit starts at element base(k) and has
+// len(k) elements (fewer than `size` only for the last unit of the array).
+struct BlockUnits {
+    long long n;
+    int size;
+    __device__ long long count() const {
+        long long units = (n + size - 1) / size;
+        return units > blockIdx.x ? (units - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
+    }
+    __device__ long long base(long long k) const { return (blockIdx.x + k * gridDim.x) * (long long)size; }
+    __device__ int len(long long k) const { return (int)min((long long)size, n - base(k)); }
+};
+
+// One block-scope barrier per stage, each expecting every thread of the block; visible to all after.
+template <int Stages>
+__device__ void init_barriers(cuda::barrier<cuda::thread_scope_block> (&bar)[Stages]) {
+    if (threadIdx.x == 0)
+        for (auto& b : bar) init(&b, blockDim.x);
+    __syncthreads();
+}
+
 // Version 3: double buffering with cuda::memcpy_async and a thread-scope cuda::pipeline (G 2.5.1:
 // the synchronization object's scope decides which threads it synchronizes). Each thread's
 // copies form its own pipeline stages - on sm_80+ they are cp.async instructions, committed as a
@@ -115,17 +137,15 @@ __global__ void async_pipeline(const unsigned* in, unsigned* out, long long n, i
     __shared__ __align__(16) unsigned tile[Stages][kTile];
     cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
 
-    long long tiles = (n + kTile - 1) / kTile;
-    long long mine = tiles > blockIdx.x ? (tiles - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;  // tiles of this block
-    auto tile_base = [&](long long k) { return (blockIdx.x + k * gridDim.x) * (long long)kTile; };
-    auto tile_len = [&](long long k) { return (int)min((long long)kTile, n - tile_base(k)); };
+    const BlockUnits tiles{n, kTile};
+    long long mine = tiles.count();  // tiles of this block
 
     for (long long compute = 0, fetch = 0; compute < mine; ++compute) {
         for (; fetch < mine && fetch < compute + Stages; ++fetch) {  // keep Stages tiles in flight
             pipe.producer_acquire();
             unsigned* dst = tile[fetch % Stages];
-            const unsigned* src = in + tile_base(fetch);
-            int len = tile_len(fetch);
+            const unsigned* src = in + tiles.base(fetch);
+            int len = tiles.len(fetch);
             if (len == kTile)  // whole tiles are 16-byte aligned: 16 B per cp.async
                 for (int i = 4 * threadIdx.x; i < kTile; i += 4 * blockDim.x)
                     cuda::memcpy_async(dst + i, src + i, cuda::aligned_size_t<16>(16), pipe);
@@ -137,8 +157,8 @@ __global__ void async_pipeline(const unsigned* in, unsigned* out, long long n, i
         pipe.consumer_wait();  // this thread's copies of the oldest tile have landed
         __syncthreads();       // ... and so have everyone else's
         const unsigned* t = tile[compute % Stages];
-        long long base = tile_base(compute);
-        int len = tile_len(compute);
+        long long base = tiles.base(compute);
+        int len = tiles.len(compute);
         if (Wide && len == kTile) {  // 16-byte stores: element 4j+k mixes with mirror kTile-1-4j-k
             const uint4* t4 = reinterpret_cast<const uint4*>(t);
             uint4* o4 = reinterpret_cast<uint4*>(out + base);
@@ -166,19 +186,15 @@ template <int Stages>
 __global__ void async_bulk(const unsigned* in, unsigned* out, long long n, int rounds) {
     __shared__ __align__(128) unsigned tile[Stages][kTile];
     using barrier_t = cuda::barrier<cuda::thread_scope_block>;
-#pragma nv_diag_suppress static_var_with_dynamic_init  // the barriers are initialised by init() below
+#pragma nv_diag_suppress static_var_with_dynamic_init  // the barriers are initialised by init_barriers() below
     __shared__ barrier_t bar[Stages];
-    if (threadIdx.x == 0)
-        for (int s = 0; s < Stages; ++s) init(&bar[s], blockDim.x);
-    __syncthreads();
-    long long tiles = (n + kTile - 1) / kTile;
-    long long mine = tiles > blockIdx.x ? (tiles - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
-    auto tile_base = [&](long long k) { return (blockIdx.x + k * gridDim.x) * (long long)kTile; };
-    auto tile_len = [&](long long k) { return (int)min((long long)kTile, n - tile_base(k)); };
+    init_barriers(bar);
+    const BlockUnits tiles{n, kTile};
+    long long mine = tiles.count();
     auto fetch = [&](long long k) {
         unsigned* dst = tile[k % Stages];
-        const unsigned* src = in + tile_base(k);
-        int len = tile_len(k);
+        const unsigned* src = in + tiles.base(k);
+        int len = tiles.len(k);
         if (len == kTile) {
             if (threadIdx.x == 0) cuda::memcpy_async(dst, src, cuda::aligned_size_t<16>(kTile * sizeof(unsigned)), bar[k % Stages]);
         } else {  // the partial last tile: ordinary loads; the barrier's arrive/wait below orders them
@@ -189,8 +205,8 @@ __global__ void async_bulk(const unsigned* in, unsigned* out, long long n, int r
     for (long long k = 0; k < mine; ++k) {
         bar[k % Stages].arrive_and_wait();  // the tile's bytes have landed
         const unsigned* t = tile[k % Stages];
-        long long base = tile_base(k);
-        int len = tile_len(k);
+        long long base = tiles.base(k);
+        int len = tiles.len(k);
         for (int i = threadIdx.x; i < len; i += blockDim.x) out[base + i] = mix(t[i], t[len - 1 - i], rounds);
         __syncthreads();  // everyone has read the buffer before it is refilled
         if (k + Stages < mine) fetch(k + Stages);
@@ -229,24 +245,20 @@ __global__ void bulk_stages(const unsigned* in, unsigned* out, long long n, int 
     constexpr int kStage = kStageTiles * kTile, kStages = 2;
     __shared__ __align__(128) unsigned tile[kStages][kStage];
     using barrier_t = cuda::barrier<cuda::thread_scope_block>;
-#pragma nv_diag_suppress static_var_with_dynamic_init  // the barriers are initialised by init() below
+#pragma nv_diag_suppress static_var_with_dynamic_init  // the barriers are initialised by init_barriers() below
     __shared__ barrier_t bar[kStages];
-    if (threadIdx.x == 0)
-        for (int s = 0; s < kStages; ++s) init(&bar[s], blockDim.x);
-    __syncthreads();
-    long long stages = (n + kStage - 1) / kStage;
-    long long mine = stages > blockIdx.x ? (stages - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
-    auto stage_base = [&](long long k) { return (blockIdx.x + k * gridDim.x) * (long long)kStage; };
-    auto stage_len = [&](long long k) { return (int)min((long long)kStage, n - stage_base(k)); };
+    init_barriers(bar);
+    const BlockUnits stages{n, kStage};
+    long long mine = stages.count();
     auto fetch = [&](long long k) {  // whole stages only; the partial last one is read from global below
-        if (threadIdx.x != 0 || stage_len(k) != kStage) return;
-        if (EvictFirst) bulk_copy_evict_first(tile[k % kStages], in + stage_base(k), kStage * sizeof(unsigned), bar[k % kStages]);
-        else cuda::memcpy_async(tile[k % kStages], in + stage_base(k), cuda::aligned_size_t<16>(kStage * sizeof(unsigned)), bar[k % kStages]);
+        if (threadIdx.x != 0 || stages.len(k) != kStage) return;
+        if (EvictFirst) bulk_copy_evict_first(tile[k % kStages], in + stages.base(k), kStage * sizeof(unsigned), bar[k % kStages]);
+        else cuda::memcpy_async(tile[k % kStages], in + stages.base(k), cuda::aligned_size_t<16>(kStage * sizeof(unsigned)), bar[k % kStages]);
     };
     for (long long k = 0; k < mine && k < kStages; ++k) fetch(k);
     for (long long k = 0; k < mine; ++k) {
-        long long base = stage_base(k);
-        int len = stage_len(k);
+        long long base = stages.base(k);
+        int len = stages.len(k);
         if (len == kStage) {
             bar[k % kStages].arrive_and_wait();  // the 16 KB have landed
             const uint4* t4 = reinterpret_cast<const uint4*>(tile[k % kStages]);

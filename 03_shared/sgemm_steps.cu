@@ -4,7 +4,7 @@
 //         (2.5.1 异步操作: copies global -> shared that run while the threads compute);
 //         N 5.5 优化矩阵乘法 (5.5.2 矩阵乘法优化).
 // Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o sgemm_steps sgemm_steps.cu -lcublas
-// Shows:  eight steps, each kernel differing from the one before by one idea, checked and timed
+// Shows:  nine steps, each kernel differing from the one before by one idea, checked and timed
 //         against cuBLAS SGEMM (FP32 cores, no TF32) in the same run:
 //           1 naive (the guide's kernel without shared memory): every FMA loads A and B
 //           2 shared-memory tiles 16x16 (the guide's MatMulKernel): each load reused 16 times
@@ -20,15 +20,20 @@
 //             for 2-cycle shared loads, fragments double-buffered across tiles, L2-friendly block
 //             order) in several configurations, one with its tile chosen from the problem size and
 //             the SM count ("by size"); the table names the best
+//           9 the last wave split: step 8's 128x256 tile on one persistent block per SM that
+//             takes tiles from a queue; when the tiles are not a whole number of waves, the last
+//             wave's tiles are cut along k into pieces, summed by the piece that ends last
 // Build:  make sgemm_steps
 // Run:    ./sgemm_steps [--m=4096 --n=4096 --k=4096] [--kernel=N] [--reps=10] [--csv=FILE] [--only=REGEX]
 //         --kernel=N runs step N (and cuBLAS) only; any sizes work (--m=300 --n=257 --k=131)
-// Output: check lines (sampled rows against a double-precision CPU product, all of C against
-//         cuBLAS), the GPU's FP32 peak, a table (time, GFLOP/s, % of cuBLAS, % of FP32 peak), the
+// Output: how step 9 splits its tiles, check lines (sampled rows against a double-precision CPU
+//         product, all of C against cuBLAS), the GPU's FP32 peak, a table (time, GFLOP/s, % of cuBLAS, % of FP32 peak), the
 //         best step and its % of cuBLAS and of the peak, PASSED.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 #include "blas.cuh"  // CHECK_CUBLAS, gemm_rows_cpu (the double-precision ground truth)
@@ -380,6 +385,12 @@ struct TileCopier {
         }
     }
 
+    // Starts the copies at column k0 of A / row k0 of B instead of 0 (a k range: step 9).
+    __device__ void skip(const Operands& p, int k0) {
+        a += k0;
+        b += (size_t)k0 * p.ldb;
+    }
+
     // Copies the tile pair that starts at k0 into one stage (As, Bs) and moves on to the next.
     // SPLIT_ROWS (step 8): a thread whose rows are all inside A skips the per-row selects.
     template <bool SPLIT_ROWS = false>
@@ -470,14 +481,18 @@ struct LaneTiles {
 
 // Block (bx, by) of this launch: blocks in launch order fill a band of `group` block rows
 // column by column (the last band may have fewer rows); group <= 1 keeps the grid's own order.
-__device__ __forceinline__ void block_coords(int group, int& bx, int& by) {
-    bx = blockIdx.x;
-    by = blockIdx.y;
+// tile_coords does the same for tile `id` of a gx x gy grid of tiles (step 9's 1D launch).
+__device__ __forceinline__ void tile_coords(int id, int gx, int gy, int group, int& bx, int& by) {
+    bx = id % gx;
+    by = id / gx;
     if (group <= 1) return;
-    int id = blockIdx.y * gridDim.x + blockIdx.x, band = id / (group * gridDim.x);
-    int first = band * group, rows = min(group, (int)gridDim.y - first), r = id - first * gridDim.x;
+    int band = id / (group * gx);
+    int first = band * group, rows = min(group, gy - first), r = id - first * gx;
     by = first + r % rows;
     bx = r / rows;
+}
+__device__ __forceinline__ void block_coords(int group, int& bx, int& by) {
+    tile_coords(blockIdx.y * gridDim.x + blockIdx.x, gridDim.x, gridDim.y, group, bx, by);
 }
 
 // The fragments of one k: TM/4 float4 of A (ASTEP = 16 rows apart) and TN/4 of B (32 columns apart).
@@ -501,25 +516,22 @@ __device__ __forceinline__ void outer_product(const float4 (&a4)[TM / 4], const 
         for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
 }
 
-template <int BM, int BN, int BK, int TM, int TN, int STAGES, int MIN_BLOCKS, bool INTERLEAVE, int AK, int KSPAN>
-__global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS, MIN_BLOCKS)
-    sgemm_8_pipelined(Operands p, int group) {
+// The pipelined main loop on the k tiles kt0 .. kt1 - 1 of block tile (bm, bn), added into acc.
+template <int BM, int BN, int BK, int TM, int TN, int STAGES, bool INTERLEAVE, int AK, int KSPAN>
+__device__ __forceinline__ void pipelined_k_range(const Operands& p, float* smem, int bm, int bn, int kt0, int kt1,
+                                                  float (&acc)[TM][TN]) {
     using W = WarpTiles<BM, BN, TM, TN>;
     static_assert(STAGES >= 2 && BK % 2 == 0, "double buffering; the next tile's fragments go to set 0");
     constexpr int A_SIZE = BK * (BM + 4), B_SIZE = BK * BN;
-    extern __shared__ __align__(16) float smem[];  // STAGES x As, then STAGES x Bs
-    float* As = smem;
+    float* As = smem;  // STAGES x As, then STAGES x Bs
     float* Bs = smem + STAGES * A_SIZE;
-    int bx, by;
-    block_coords(group, bx, by);
-    const int bm = by * BM, bn = bx * BN;
-    const int tiles = (p.K + BK - 1) / BK;
+    const int tiles = kt1 - kt0;
     const LaneTiles<BM, BN, TM, TN, INTERLEAVE> w;
     TileCopier<BM, BN, BK, W::THREADS, AK, KSPAN> copier(p, bm, bn);
-    float acc[TM][TN] = {};
+    copier.skip(p, kt0 * BK);
 #pragma unroll
     for (int s = 0; s < STAGES; ++s) {  // tiles 0 .. STAGES-1, one commit group each (empty or not)
-        if (s < tiles) copier.template copy<true>(p, As + s * A_SIZE, Bs + s * B_SIZE, s * BK);
+        if (s < tiles) copier.template copy<true>(p, As + s * A_SIZE, Bs + s * B_SIZE, (kt0 + s) * BK);
         cp_async_commit();
     }
     cp_async_wait<STAGES - 1>();  // tile 0 of this thread has landed
@@ -538,7 +550,7 @@ __global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS, MIN_BLOCKS
                 cp_async_wait<STAGES - 2>();
                 __syncthreads();  // tile t + 1 complete for everyone; nobody reads tile t any more
                 if (t + STAGES < tiles)
-                    copier.template copy<true>(p, As + stage * A_SIZE, Bs + stage * B_SIZE, (t + STAGES) * BK);
+                    copier.template copy<true>(p, As + stage * A_SIZE, Bs + stage * B_SIZE, (kt0 + t + STAGES) * BK);
                 cp_async_commit();
                 stage = stage + 1 == STAGES ? 0 : stage + 1;
                 // k = 0 of tile t + 1 (after the last tile: reads a buffer, uses nothing)
@@ -547,7 +559,118 @@ __global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS, MIN_BLOCKS
             outer_product<TM, TN>(fa[k % 2], fb[k % 2], acc);
         }
     }
+}
+
+template <int BM, int BN, int BK, int TM, int TN, int STAGES, int MIN_BLOCKS, bool INTERLEAVE, int AK, int KSPAN>
+__global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS, MIN_BLOCKS)
+    sgemm_8_pipelined(Operands p, int group) {
+    extern __shared__ __align__(16) float smem[];
+    int bx, by;
+    block_coords(group, bx, by);
+    const int bm = by * BM, bn = bx * BN;
+    const LaneTiles<BM, BN, TM, TN, INTERLEAVE> w;
+    float acc[TM][TN] = {};
+    pipelined_k_range<BM, BN, BK, TM, TN, STAGES, INTERLEAVE, AK, KSPAN>(p, smem, bm, bn, 0, (p.K + BK - 1) / BK, acc);
     store_results<TM, TN, 16, 32>(p, bm + w.am, bn + w.bn, acc);
+}
+
+// ---- Step 9: the last wave balanced. With one block per SM, T tiles run in waves of S = #SMs
+// blocks; when S does not divide T the last wave leaves SMs idle: at 4096^3, 512 tiles of 128x256
+// on 132 SMs are 3 full waves and R = 116 tiles, so 16 SMs sit out the last tile's time. Here the
+// R tiles of the last wave are cut along k into P pieces each (split-K for those tiles only), and
+// the work goes out as one queue: S persistent blocks take units from an atomic counter - first the
+// T - R whole tiles, in step 8's order, then the R x P pieces, a tile's pieces one after another. A
+// block that is ahead (SMs do not all run at the same speed) simply takes more units, as the
+// hardware's block scheduler does for step 8. A piece leaves its partial sums in a workspace slot
+// and counts itself in on its tile; the piece that arrives last adds the P slots in the order of k
+// (the same on every run: no atomics on C) and stores the tile. P is chosen on the host (below).
+// The counters clean up after themselves: the last arrival of a tile clears that tile's count, and
+// the last block to leave clears the queue, so the next launch starts from zero without a memset.
+// (The stream-K paper, Osama et al., PPoPP 2023, splits the last tiles evenly over the SMs in
+// advance; a static split like that measured slower here, see the README.)
+struct TailWork {
+    float4* partials;    // R x P slots of THREADS * TM * TN floats, thread-interleaved float4
+    unsigned* counters;  // [0] next unit, [1] blocks done, [2 + r] pieces of split tile r arrived
+    int whole, R, P;     // whole tiles (the first units), split tiles, pieces per split tile
+};
+
+template <int BM, int BN, int BK, int TM, int TN, int STAGES>
+__global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS, 1)
+    sgemm_9_split_tail(Operands p, int group, int gx, int gy, TailWork work) {
+    using W = WarpTiles<BM, BN, TM, TN>;
+    constexpr int Q = TM * TN / 4;  // float4 per thread in a slot
+    extern __shared__ __align__(16) float smem[];
+    __shared__ int unit_s, last_s;
+    const int kts = (p.K + BK - 1) / BK;
+    // Unit u: whole tile u (u < whole), else piece `piece` of split tile `split`: its tile and k-tiles.
+    struct Unit {
+        int split, piece, tile, kt0, kt1;
+    };
+    auto unit = [&](int u) {
+        Unit x{-1, 0, u, 0, kts};
+        if (u >= work.whole) {
+            x.split = (u - work.whole) / work.P;
+            x.piece = (u - work.whole) % work.P;
+            x.tile = work.whole + x.split;
+            x.kt0 = kts * x.piece / work.P;
+            x.kt1 = kts * (x.piece + 1) / work.P;
+        }
+        return x;
+    };
+    for (;;) {
+        __syncthreads();  // everyone is done with unit_s and the stages
+        if (threadIdx.x == 0) unit_s = (int)atomicAdd(&work.counters[0], 1u);
+        __syncthreads();
+        if (unit_s >= work.whole + work.R * work.P) break;
+        float acc[TM][TN] = {};
+        {
+            const Unit x = unit(unit_s);
+            int bx, by;
+            tile_coords(x.tile, gx, gy, group, bx, by);
+            pipelined_k_range<BM, BN, BK, TM, TN, STAGES, true, 1, 0>(p, smem, by * BM, bx * BN, x.kt0, x.kt1, acc);
+        }
+        const Unit x = unit(unit_s);  // again, rather than kept in registers through the k loop
+        const LaneTiles<BM, BN, TM, TN, true> w;
+        int bx, by;
+        tile_coords(x.tile, gx, gy, group, bx, by);
+        if (x.split >= 0) {
+            float4* slots = work.partials + (size_t)x.split * work.P * Q * W::THREADS + threadIdx.x;
+            float4* v = reinterpret_cast<float4*>(&acc[0][0]);
+#pragma unroll
+            for (int q = 0; q < Q; ++q) __stcg(slots + ((size_t)x.piece * Q + q) * W::THREADS, v[q]);
+            __threadfence();  // the slot is visible GPU-wide before the count
+            __syncthreads();
+            if (threadIdx.x == 0) {
+                last_s = atomicAdd(&work.counters[2 + x.split], 1u) == (unsigned)work.P - 1;
+                if (last_s) work.counters[2 + x.split] = 0;  // for the next launch; nobody counts on it now
+            }
+            __syncthreads();
+            if (!last_s) continue;
+            __threadfence();  // the other pieces' slots, seen after their counts
+            // Each float4 of results: slot 0 + slot 1 + ... (k order), stored as store_results would.
+            const int row0 = by * BM + w.am, col0 = bx * BN + w.bn;
+#pragma unroll 4
+            for (int q = 0; q < Q; ++q) {
+                float4 sum = __ldcg(slots + (size_t)q * W::THREADS);
+                for (int other = 1; other < work.P; ++other) {
+                    float4 y = __ldcg(slots + ((size_t)other * Q + q) * W::THREADS);
+                    sum.x += y.x;
+                    sum.y += y.y;
+                    sum.z += y.z;
+                    sum.w += y.w;
+                }
+                const int i = q / (TN / 4), j = q % (TN / 4) * 4;  // acc[i][j .. j + 3]
+                const float part[4] = {sum.x, sum.y, sum.z, sum.w};
+                store4(p, row0 + i / 4 * 16 + i % 4, col0 + j / 4 * 32, part);
+            }
+            continue;
+        }
+        store_results<TM, TN, 16, 32>(p, by * BM + w.am, bx * BN + w.bn, acc);
+    }
+    if (threadIdx.x == 0 && atomicAdd(&work.counters[1], 1u) == gridDim.x - 1) {
+        work.counters[0] = 0;  // every block has taken its last unit: the queue is free
+        work.counters[1] = 0;
+    }
 }
 
 // ---- Host side.
@@ -592,13 +715,67 @@ std::function<void()> pipelined_launcher(const Operands& p, const DeviceInfo& de
     return [=] { kernel<<<grid, threads, smem>>>(p, group); };
 }
 
+// Step 9's launch: one block per SM (as many as fit at once). The workspace (slots for the pieces,
+// the counters) is allocated once and lives as long as the launcher.
+// P: the last R tiles cut into P pieces are R * P units for S blocks, ceil(R * P / S) rounds of
+// 1/P tile each if all SMs kept the same pace; P (2..16, pieces of at least 4 k-tiles) minimises
+// that, counting each piece as SPLIT_COST k-tiles longer (its pipeline start, its slot, the sum:
+// on the H100 a piece cost about 30 us more than its share of a tile, 5-6 k-tiles at 2048^3 and
+// 4096^3). P = 1 (no split) when that gains nothing over one round of whole tiles. At 4096^3 on
+// 132 SMs (R = 116 of 512 tiles, 128 k-tiles each) no P gains: 9 pieces would be 8 rounds of
+// (14 + 6) k-tiles, more than 128. Where the last wave is nearly empty it pays: 4300 x 3000 x 777,
+// R = 12 of 408 tiles, P = 6.
+constexpr double SPLIT_COST = 6.0;
+template <int BM, int BN, int BK, int TM, int TN, int STAGES>
+std::function<void()> split_tail_launcher(const Operands& p, const DeviceInfo& dev, bool* fits, int group = 16) {
+    auto kernel = sgemm_9_split_tail<BM, BN, BK, TM, TN, STAGES>;
+    constexpr size_t smem = async_smem_bytes<BM, BN, BK, STAGES>();
+    constexpr int threads = WarpTiles<BM, BN, TM, TN>::THREADS;
+    *fits = smem <= dev.prop.sharedMemPerBlockOptin;
+    if (!*fits) return [] {};
+    CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    int per_sm = 0;
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+    const int S = std::max(per_sm, 1) * dev.prop.multiProcessorCount;
+    const int gx = (p.N + BN - 1) / BN, gy = (p.M + BM - 1) / BM, T = gx * gy, kts = (p.K + BK - 1) / BK;
+    const int R = T % S;
+    int P = 1;
+    double best = 1.0;  // the last round's length in tiles without a split
+    for (int c = 2; c <= 16 && kts / c >= 4 && R > 0; ++c) {
+        double length = (double)((R * c + S - 1) / S) * (1.0 / c + SPLIT_COST / kts);
+        if (length < best) best = length, P = c;
+    }
+    const int split = P > 1 ? R : 0;
+    struct Workspace {
+        float4* partials = nullptr;
+        unsigned* counters = nullptr;
+        ~Workspace() {
+            cudaFree(partials);  // at exit; an error here has nowhere to go
+            cudaFree(counters);
+        }
+    };
+    auto ws = std::make_shared<Workspace>();
+    CHECK(cudaMalloc(&ws->partials, std::max((size_t)split * P * threads * TM * TN * sizeof(float), (size_t)16)));
+    CHECK(cudaMalloc(&ws->counters, (2 + split) * sizeof(unsigned)));
+    CHECK(cudaMemset(ws->counters, 0, (2 + split) * sizeof(unsigned)));
+    if (split)
+        std::printf("step 9: %d tiles for %d blocks: %d whole, the last %d cut into %d pieces along k\n", T, S, T - split,
+                    split, P);
+    else
+        std::printf("step 9: %d tiles for %d blocks, all whole (cutting the last wave would not shorten it)\n", T, S);
+    return [=] {
+        TailWork work{ws->partials, ws->counters, T - split, split, P};
+        kernel<<<S, threads, smem>>>(p, group, gx, gy, work);
+    };
+}
+
 int main(int argc, char** argv) {
     Args args(argc, argv, "SGEMM step by step: naive -> shared tiles -> register tiles -> float4 -> warp tiles -> cp.async, vs cuBLAS.");
     Results table(args, "sgemm_steps", Results::GFLOPS);
     int M = (int)args.integer("m", 4096, 1, 16384, "rows of A and C");
     int N = (int)args.integer("n", 4096, 1, 16384, "columns of B and C");
     int K = (int)args.integer("k", 4096, 1, 16384, "columns of A, rows of B");
-    int step = (int)args.integer("kernel", 0, 0, 8, "run only this step (and cuBLAS); 0 = all steps");
+    int step = (int)args.integer("kernel", 0, 0, 9, "run only this step (and cuBLAS); 0 = all steps");
     int reps = (int)args.integer("reps", 10, 1, 1000, "timed repetitions (median reported)");
     args.parse_or_exit();
     table.validate();
@@ -730,6 +907,12 @@ int main(int argc, char** argv) {
     // 8x16 per thread were slower. What still separates it from cuBLAS: README, "The SGEMM
     // progression".
     tuned(8, "8 pipe 128x256x32 16x8 4st", pipelined_launcher<128, 256, 32, 16, 8, 4, 1>(p, dev, &fits));
+    // Step 9: step 8's large tile (BK = 32 and 4 stages where a block may opt in to that much shared
+    // memory, else BK = 16 and 3 stages) with the last wave balanced.
+    if (async_smem_bytes<128, 256, 32, 4>() <= dev.prop.sharedMemPerBlockOptin)
+        tuned(9, "9 split tail 128x256x32 4st", split_tail_launcher<128, 256, 32, 16, 8, 4>(p, dev, &fits));
+    else
+        tuned(9, "9 split tail 128x256x16 3st", split_tail_launcher<128, 256, 16, 16, 8, 3>(p, dev, &fits));
 
     // The physical ceiling: every FP32 lane of every SM doing one FMA (2 flops) per clock. FP32 lanes
     // per SM (the programming guide's arithmetic throughput table): 64 on cc 7.x and 8.0, 128 on

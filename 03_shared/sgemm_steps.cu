@@ -170,7 +170,7 @@ __global__ void __launch_bounds__(BM * BN / (TM * TN)) sgemm_4_2d_tiles(Operands
         for (int j = 0; j < TN; j += 4) store4(p, bm + ty * TM + i, bn + tx * TN + j, &acc[i][j]);
 }
 
-// ---- Helpers of steps 5-8. The A tile is stored transposed, As[k][m], with BM + 4 floats per row:
+// ---- Helpers of steps 5-9. The A tile is stored transposed, As[k][m], with BM + 4 floats per row:
 // a thread's 4 consecutive rows of A at one k are then one aligned float4, and the +4 spreads the
 // transposed stores (4 rows x 8 k per warp) over all 32 banks. Bs[k][n] is B's layout.
 //
@@ -784,7 +784,7 @@ int main(int argc, char** argv) {
     std::printf("C[%d x %d] = A[%d x %d] * B[%d x %d], fp32; %.1f GFLOP per product\n", M, N, M, K, K, N,
                 2.0 * M * N * K / 1e9);
     if (dev.cc() < 80)  // the cp_async* helpers above compile to plain loads and stores there
-        std::printf("sm_%d has no cp.async (sm_80+): steps 7 and 8 copy with ordinary loads and stores\n", dev.cc());
+        std::printf("sm_%d has no cp.async (sm_80+): steps 7-9 copy with ordinary loads and stores\n", dev.cc());
     table.param("m", M);
     table.param("n", N);
     table.param("k", K);

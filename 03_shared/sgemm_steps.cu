@@ -580,8 +580,9 @@ __global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS, MIN_BLOCKS
 // R tiles of the last wave are cut along k into P pieces each (split-K for those tiles only), and
 // the work goes out as one queue: S persistent blocks take units from an atomic counter - first the
 // T - R whole tiles, in step 8's order, then the R x P pieces, a tile's pieces one after another. A
-// block that is ahead (SMs do not all run at the same speed) simply takes more units, as the
-// hardware's block scheduler does for step 8. A piece leaves its partial sums in a workspace slot
+// block that is ahead simply takes more units, as the hardware's block scheduler gives step 8's
+// next block to whichever SM is free (a test build with the shares fixed in advance left the SMs
+// idle 10% of its time: README). A piece leaves its partial sums in a workspace slot
 // and counts itself in on its tile; the piece that arrives last adds the P slots in the order of k
 // (the same on every run: no atomics on C) and stores the tile. P is chosen on the host (below).
 // The counters clean up after themselves: the last arrival of a tile clears that tile's count, and

@@ -217,14 +217,19 @@ __device__ __forceinline__ void mma_tiles(const float* As, const float* Bs, int 
     }
 }
 
-// Writes a thread's TM x TN results (laid out as mma_tiles reads them) with float4 stores.
+// Stores float4 number q of a thread's results, acc[i][j .. j + 3] with q = i * TN / 4 + j / 4 (laid
+// out as mma_tiles reads them), where it belongs in C.
+template <int TN, int ASTEP, int BSTEP>
+__device__ __forceinline__ void store_quad(const Operands& p, int row0, int col0, int q, const float* v) {
+    const int i = q / (TN / 4), j = q % (TN / 4) * 4;
+    store4(p, row0 + i / 4 * ASTEP + i % 4, col0 + j / 4 * BSTEP, v);
+}
+
+// Writes a thread's TM x TN results with float4 stores.
 template <int TM, int TN, int ASTEP, int BSTEP>
 __device__ __forceinline__ void store_results(const Operands& p, int row0, int col0, float (&acc)[TM][TN]) {
 #pragma unroll
-    for (int i = 0; i < TM; ++i)
-#pragma unroll
-        for (int j = 0; j < TN; j += 4)
-            store4(p, row0 + i / 4 * ASTEP + i % 4, col0 + j / 4 * BSTEP, &acc[i][j]);
+    for (int q = 0; q < TM * TN / 4; ++q) store_quad<TN, ASTEP, BSTEP>(p, row0, col0, q, &acc[0][0] + 4 * q);
 }
 
 // ---- Step 5: float4 loads from global and shared memory, A transposed in shared memory. Thread
@@ -649,7 +654,6 @@ __global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS, 1)
             if (!last_s) continue;
             __threadfence();  // the other pieces' slots, seen after their counts
             // Each float4 of results: slot 0 + slot 1 + ... (k order), stored as store_results would.
-            const int row0 = by * BM + w.am, col0 = bx * BN + w.bn;
 #pragma unroll 4
             for (int q = 0; q < Q; ++q) {
                 float4 sum = __ldcg(slots + (size_t)q * W::THREADS);
@@ -660,9 +664,8 @@ __global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS, 1)
                     sum.z += y.z;
                     sum.w += y.w;
                 }
-                const int i = q / (TN / 4), j = q % (TN / 4) * 4;  // acc[i][j .. j + 3]
                 const float part[4] = {sum.x, sum.y, sum.z, sum.w};
-                store4(p, row0 + i / 4 * 16 + i % 4, col0 + j / 4 * 32, part);
+                store_quad<TN, 16, 32>(p, by * BM + w.am, bx * BN + w.bn, q, part);
             }
             continue;
         }

@@ -18,8 +18,8 @@
 //             compute on the current one; one __syncthreads per tile
 //           8 autotuning: step 7 with other tile sizes, and a fast-path kernel (lanes interleaved
 //             for 2-cycle shared loads, fragments double-buffered across tiles, L2-friendly block
-//             order) in several configurations, one with its tile chosen from the problem size and
-//             the SM count ("by size"); the table names the best
+//             order, copies without row tests) in several configurations, one with its tile chosen
+//             from the problem size and the SM count ("by size"); the table names the best
 //           9 the last wave split: step 8's 128x256 tile on one persistent block per SM that
 //             takes tiles from a queue; when the tiles are not a whole number of waves, the last
 //             wave's tiles are cut along k into pieces, summed by the piece that ends last
@@ -62,9 +62,10 @@ __device__ __forceinline__ float4 load4(const float* P, int ld, int row, int col
     return (row < rows && col < cols) ? *reinterpret_cast<const float4*>(&P[(size_t)row * ld + col])
                                       : make_float4(0.f, 0.f, 0.f, 0.f);
 }
-// Four consecutive results of one row; a float4 store unless the row ends inside them.
-__device__ __forceinline__ void store4(const Operands& p, int row, int col, const float* v) {
-    if (row >= p.M) return;
+// Four consecutive results of one row; a float4 store unless the row ends inside them. Rows before
+// row_lo are left to another block (step 8's last block row, which overlaps the one above it).
+__device__ __forceinline__ void store4(const Operands& p, int row, int col, const float* v, int row_lo = 0) {
+    if (row >= p.M || row < row_lo) return;
     float* c = &p.C[(size_t)row * p.ldc + col];
     if (col + 3 < p.N) *reinterpret_cast<float4*>(c) = make_float4(v[0], v[1], v[2], v[3]);
     else
@@ -220,16 +221,16 @@ __device__ __forceinline__ void mma_tiles(const float* As, const float* Bs, int 
 // Stores float4 number q of a thread's results, acc[i][j .. j + 3] with q = i * TN / 4 + j / 4 (laid
 // out as mma_tiles reads them), where it belongs in C.
 template <int TN, int ASTEP, int BSTEP>
-__device__ __forceinline__ void store_quad(const Operands& p, int row0, int col0, int q, const float* v) {
+__device__ __forceinline__ void store_quad(const Operands& p, int row0, int col0, int q, const float* v, int row_lo = 0) {
     const int i = q / (TN / 4), j = q % (TN / 4) * 4;
-    store4(p, row0 + i / 4 * ASTEP + i % 4, col0 + j / 4 * BSTEP, v);
+    store4(p, row0 + i / 4 * ASTEP + i % 4, col0 + j / 4 * BSTEP, v, row_lo);
 }
 
 // Writes a thread's TM x TN results with float4 stores.
 template <int TM, int TN, int ASTEP, int BSTEP>
-__device__ __forceinline__ void store_results(const Operands& p, int row0, int col0, float (&acc)[TM][TN]) {
+__device__ __forceinline__ void store_results(const Operands& p, int row0, int col0, float (&acc)[TM][TN], int row_lo = 0) {
 #pragma unroll
-    for (int q = 0; q < TM * TN / 4; ++q) store_quad<TN, ASTEP, BSTEP>(p, row0, col0, q, &acc[0][0] + 4 * q);
+    for (int q = 0; q < TM * TN / 4; ++q) store_quad<TN, ASTEP, BSTEP>(p, row0, col0, q, &acc[0][0] + 4 * q, row_lo);
 }
 
 // ---- Step 5: float4 loads from global and shared memory, A transposed in shared memory. Thread
@@ -368,14 +369,14 @@ struct TileCopier {
         b_rows = B_ROWS * p.ldb;
     }
 
-    template <bool EDGE, bool ALL_ROWS = false>  // ALL_ROWS: every group's row is inside A (a_in full)
+    template <bool EDGE, bool ALL_ROWS = false>  // ALL_ROWS: every group's row is inside A (no a_in tests)
     __device__ __forceinline__ void issue(const Operands& p, float* As, float* Bs, int k0) {
         const int tid = threadIdx.x, m = a_row(), kq = a_k();
 #pragma unroll
         for (int i = 0; i < NA; ++i) {
             // a group whose row is past M copies nothing; it points at group 0's (clamped) row
             const bool in = ALL_ROWS || (a_in >> i & 1);
-            const float* src = in ? a + (size_t)i * a_rows : a;
+            const float* src = in ? a + i * a_rows : a;  // int: i * a_rows < 2^31 up to 16384 columns
 #pragma unroll
             for (int j = 0; j < AK; ++j) {
                 bool ok = in && (!EDGE || k0 + kq + j < p.K);
@@ -397,12 +398,12 @@ struct TileCopier {
     }
 
     // Copies the tile pair that starts at k0 into one stage (As, Bs) and moves on to the next.
-    // SPLIT_ROWS (step 8): a thread whose rows are all inside A skips the per-row selects.
-    template <bool SPLIT_ROWS = false>
+    // ALL_ROWS (steps 8 and 9): the caller guarantees that every row of the block tile is inside A,
+    // so the copies go without the per-row selects, compiled into a kernel of their own.
+    template <bool ALL_ROWS = false>
     __device__ __forceinline__ void copy(const Operands& p, float* As, float* Bs, int k0) {
-        if (k0 + BK > p.K) issue<true>(p, As, Bs, k0);
-        else if (SPLIT_ROWS && a_in == ~0u >> (32 - NA)) issue<false, true>(p, As, Bs, k0);
-        else issue<false>(p, As, Bs, k0);
+        if (k0 + BK > p.K) issue<true, ALL_ROWS>(p, As, Bs, k0);
+        else issue<false, ALL_ROWS>(p, As, Bs, k0);
         a += BK;
         b += (size_t)BK * p.ldb;
     }
@@ -449,7 +450,11 @@ __global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS, MIN_BLOCKS
 //  - Issue slots: an H100 sub-partition issues one warp instruction per clock and does one warp
 //    FFMA per clock, so every non-FFMA instruction in the loop costs an FMA. The stage of a tile
 //    is a counter (no % STAGES); the copies are step 7's TileCopier (planned once, EDGE only on the
-//    last tile), and a thread whose rows all lie inside A copies without per-row selects.
+//    last tile). No copy tests its row: the last block row is moved up to end at row M
+//    (tile_top), so every tile lies inside A, and the kernel is compiled without the row tests
+//    (ALL_ROWS; the kernel with them runs only when M < BM). On the H100 at 4096^3 the loop with
+//    the tests, rebuilding a mask of the thread's rows in about 64 instructions per k tile, took
+//    2.3% longer (README).
 //  - Shared-memory bandwidth (128 bytes per clock per SM): an LDS.128 returns 512 bytes to a warp,
 //    4 cycles, but only 2 when lanes 2i and 2i+1 (or lanes n and n ^ 2) all read the same address
 //    (the packed case, known from sm_70-75; the "plain lanes" candidate measures it here). At 8x8
@@ -496,6 +501,13 @@ __device__ __forceinline__ void tile_coords(int id, int gx, int gy, int group, i
     by = first + r % rows;
     bx = r / rows;
 }
+// The first row of block row by: by * BM, except that a last block row reaching past M is moved up
+// to end at row M (when M >= BM), so that every tile lies inside A and the copies need no row tests.
+// Its first rows are then also the last rows of the block row above; it does not store them.
+template <int BM>
+__device__ __forceinline__ int tile_top(const Operands& p, int by) {
+    return by * BM + BM > p.M && p.M >= BM ? p.M - BM : by * BM;
+}
 __device__ __forceinline__ void block_coords(int group, int& bx, int& by) {
     tile_coords(blockIdx.y * gridDim.x + blockIdx.x, gridDim.x, gridDim.y, group, bx, by);
 }
@@ -522,7 +534,7 @@ __device__ __forceinline__ void outer_product(const float4 (&a4)[TM / 4], const 
 }
 
 // The pipelined main loop on the k tiles kt0 .. kt1 - 1 of block tile (bm, bn), added into acc.
-template <int BM, int BN, int BK, int TM, int TN, int STAGES, bool INTERLEAVE, int AK, int KSPAN>
+template <int BM, int BN, int BK, int TM, int TN, int STAGES, bool INTERLEAVE, int AK, int KSPAN, bool ALL_ROWS>
 __device__ __forceinline__ void pipelined_k_range(const Operands& p, float* smem, int bm, int bn, int kt0, int kt1,
                                                   float (&acc)[TM][TN]) {
     using W = WarpTiles<BM, BN, TM, TN>;
@@ -536,7 +548,7 @@ __device__ __forceinline__ void pipelined_k_range(const Operands& p, float* smem
     copier.skip(p, kt0 * BK);
 #pragma unroll
     for (int s = 0; s < STAGES; ++s) {  // tiles 0 .. STAGES-1, one commit group each (empty or not)
-        if (s < tiles) copier.template copy<true>(p, As + s * A_SIZE, Bs + s * B_SIZE, (kt0 + s) * BK);
+        if (s < tiles) copier.template copy<ALL_ROWS>(p, As + s * A_SIZE, Bs + s * B_SIZE, (kt0 + s) * BK);
         cp_async_commit();
     }
     cp_async_wait<STAGES - 1>();  // tile 0 of this thread has landed
@@ -555,7 +567,7 @@ __device__ __forceinline__ void pipelined_k_range(const Operands& p, float* smem
                 cp_async_wait<STAGES - 2>();
                 __syncthreads();  // tile t + 1 complete for everyone; nobody reads tile t any more
                 if (t + STAGES < tiles)
-                    copier.template copy<true>(p, As + stage * A_SIZE, Bs + stage * B_SIZE, (kt0 + t + STAGES) * BK);
+                    copier.template copy<ALL_ROWS>(p, As + stage * A_SIZE, Bs + stage * B_SIZE, (kt0 + t + STAGES) * BK);
                 cp_async_commit();
                 stage = stage + 1 == STAGES ? 0 : stage + 1;
                 // k = 0 of tile t + 1 (after the last tile: reads a buffer, uses nothing)
@@ -566,17 +578,19 @@ __device__ __forceinline__ void pipelined_k_range(const Operands& p, float* smem
     }
 }
 
-template <int BM, int BN, int BK, int TM, int TN, int STAGES, int MIN_BLOCKS, bool INTERLEAVE, int AK, int KSPAN>
+template <int BM, int BN, int BK, int TM, int TN, int STAGES, int MIN_BLOCKS, bool INTERLEAVE, int AK, int KSPAN,
+          bool ALL_ROWS>
 __global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS, MIN_BLOCKS)
     sgemm_8_pipelined(Operands p, int group) {
     extern __shared__ __align__(16) float smem[];
     int bx, by;
     block_coords(group, bx, by);
-    const int bm = by * BM, bn = bx * BN;
+    const int bm = tile_top<BM>(p, by), bn = bx * BN;
     const LaneTiles<BM, BN, TM, TN, INTERLEAVE> w;
     float acc[TM][TN] = {};
-    pipelined_k_range<BM, BN, BK, TM, TN, STAGES, INTERLEAVE, AK, KSPAN>(p, smem, bm, bn, 0, (p.K + BK - 1) / BK, acc);
-    store_results<TM, TN, 16, 32>(p, bm + w.am, bn + w.bn, acc);
+    const int kts = (p.K + BK - 1) / BK;
+    pipelined_k_range<BM, BN, BK, TM, TN, STAGES, INTERLEAVE, AK, KSPAN, ALL_ROWS>(p, smem, bm, bn, 0, kts, acc);
+    store_results<TM, TN, 16, 32>(p, bm + w.am, bn + w.bn, acc, by * BM);
 }
 
 // ---- Step 9: the last wave balanced. With one block per SM, T tiles run in waves of S = #SMs
@@ -600,7 +614,7 @@ struct TailWork {
     int whole, R, P;     // whole tiles (the first units), split tiles, pieces per split tile
 };
 
-template <int BM, int BN, int BK, int TM, int TN, int STAGES>
+template <int BM, int BN, int BK, int TM, int TN, int STAGES, bool ALL_ROWS>
 __global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS, 1)
     sgemm_9_split_tail(Operands p, int group, int gx, int gy, TailWork work) {
     using W = WarpTiles<BM, BN, TM, TN>;
@@ -633,7 +647,8 @@ __global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS, 1)
             const Unit x = unit(unit_s);
             int bx, by;
             tile_coords(x.tile, gx, gy, group, bx, by);
-            pipelined_k_range<BM, BN, BK, TM, TN, STAGES, true, 1, 0>(p, smem, by * BM, bx * BN, x.kt0, x.kt1, acc);
+            const int bm = tile_top<BM>(p, by);
+            pipelined_k_range<BM, BN, BK, TM, TN, STAGES, true, 1, 0, ALL_ROWS>(p, smem, bm, bx * BN, x.kt0, x.kt1, acc);
         }
         const Unit x = unit(unit_s);  // again, rather than kept in registers through the k loop
         const LaneTiles<BM, BN, TM, TN, true> w;
@@ -665,11 +680,11 @@ __global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS, 1)
                     sum.w += y.w;
                 }
                 const float part[4] = {sum.x, sum.y, sum.z, sum.w};
-                store_quad<TN, 16, 32>(p, by * BM + w.am, bx * BN + w.bn, q, part);
+                store_quad<TN, 16, 32>(p, tile_top<BM>(p, by) + w.am, bx * BN + w.bn, q, part, by * BM);
             }
             continue;
         }
-        store_results<TM, TN, 16, 32>(p, by * BM + w.am, bx * BN + w.bn, acc);
+        store_results<TM, TN, 16, 32>(p, tile_top<BM>(p, by) + w.am, bx * BN + w.bn, acc, by * BM);
     }
     if (threadIdx.x == 0 && atomicAdd(&work.counters[1], 1u) == gridDim.x - 1) {
         work.counters[0] = 0;  // every block has taken its last unit: the queue is free
@@ -710,7 +725,9 @@ std::function<void()> async_launcher(const Operands& p, const DeviceInfo& dev, b
 template <int BM, int BN, int BK, int TM, int TN, int STAGES, int MIN_BLOCKS, bool INTERLEAVE = true, int AK = 1,
           int KSPAN = 0>
 std::function<void()> pipelined_launcher(const Operands& p, const DeviceInfo& dev, bool* fits, int group = 16) {
-    auto kernel = sgemm_8_pipelined<BM, BN, BK, TM, TN, STAGES, MIN_BLOCKS, INTERLEAVE, AK, KSPAN>;
+    // M >= BM: every tile lies inside A (tile_top), and the kernel compiled without row tests runs.
+    auto kernel = p.M >= BM ? sgemm_8_pipelined<BM, BN, BK, TM, TN, STAGES, MIN_BLOCKS, INTERLEAVE, AK, KSPAN, true>
+                            : sgemm_8_pipelined<BM, BN, BK, TM, TN, STAGES, MIN_BLOCKS, INTERLEAVE, AK, KSPAN, false>;
     constexpr size_t smem = async_smem_bytes<BM, BN, BK, STAGES>();
     *fits = smem <= dev.prop.sharedMemPerBlockOptin;
     if (*fits) CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
@@ -732,7 +749,8 @@ std::function<void()> pipelined_launcher(const Operands& p, const DeviceInfo& de
 constexpr double SPLIT_COST = 6.0;
 template <int BM, int BN, int BK, int TM, int TN, int STAGES>
 std::function<void()> split_tail_launcher(const Operands& p, const DeviceInfo& dev, bool* fits, int group = 16) {
-    auto kernel = sgemm_9_split_tail<BM, BN, BK, TM, TN, STAGES>;
+    auto kernel = p.M >= BM ? sgemm_9_split_tail<BM, BN, BK, TM, TN, STAGES, true>
+                            : sgemm_9_split_tail<BM, BN, BK, TM, TN, STAGES, false>;
     constexpr size_t smem = async_smem_bytes<BM, BN, BK, STAGES>();
     constexpr int threads = WarpTiles<BM, BN, TM, TN>::THREADS;
     *fits = smem <= dev.prop.sharedMemPerBlockOptin;

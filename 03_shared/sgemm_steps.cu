@@ -909,7 +909,9 @@ int main(int argc, char** argv) {
     // waves of such tiles (one block per SM) and the GPU lets a block opt in to its 194 KB of shared
     // memory (sm_90: 227 KB); else BK = 16 and 3 stages (74.5 KB). On the H100 the deep tile won at
     // 4096^3 (512 tiles: 94.3% against 91.9% of cuBLAS) and 8192^3 (95.0% against 93.2%), and lost
-    // at 2048^3 (128 tiles, under one wave: 91.5% against 93.5%); the switch point between is not tuned.
+    // at 2048^3 (128 tiles, under one wave: 91.5% against 93.5%); the switch point between is not
+    // tuned. With the copies without row tests, one run: 4096^3 97.2% against 95.1%, 2048^3 94.1%
+    // against 96.8%.
     const bool deep = wide_tiles >= 2LL * dev.prop.multiProcessorCount &&
                       async_smem_bytes<128, 256, 32, 4>() <= dev.prop.sharedMemPerBlockOptin;
     tuned(8, std::string("8 pipe by size: ") + (small ? "128x64x16 4w k8" : deep ? "128x256x32 16x8 4st" : "128x256x16 16x8"),
@@ -921,13 +923,14 @@ int main(int argc, char** argv) {
     // and k instead of 5 KB. On the H100 it was the fastest 4096^3 and 2048^3 tile (92.1% and 94.8%
     // of cuBLAS against 91.3% and 94.2% for 8x16; the 256x128 orientation measured 87.6%), so the
     // "by size" row uses it for large products of fewer than two waves of tiles, and where the
-    // BK = 32 tile below does not fit.
+    // BK = 32 tile below does not fit. (With the copies without row tests 8x16 came out ahead in
+    // one run: 95.6% against 95.1% at 4096^3, 97.5% against 96.8% at 2048^3; not re-tuned.)
     tuned(8, "8 pipe 128x256x16 16x8", pipelined_launcher<128, 256, 16, 16, 8, 3, 1>(p, dev, &fits));
     // BK = 32 and 4 stages: half as many barriers and copy rounds per k, and a stage more in
     // flight. On the H100 at 4096^3: 2832-2839 against 2890-2910 us for BK = 16 and 3 stages
-    // (93.5-94.2% against 91.7-91.9% of cuBLAS in the same six runs); BK = 64, partial unrolling of the k loop and BK = 32 with
-    // 8x16 per thread were slower. What still separates it from cuBLAS: README, "The SGEMM
-    // progression".
+    // (93.5-94.2% against 91.7-91.9% of cuBLAS in the same six runs; with the copies without row
+    // tests 2771 against 2832 us in one run); BK = 64, partial unrolling of the k loop and BK = 32
+    // with 8x16 per thread were slower. What separates it from cuBLAS: README, "The SGEMM progression".
     tuned(8, "8 pipe 128x256x32 16x8 4st", pipelined_launcher<128, 256, 32, 16, 8, 4, 1>(p, dev, &fits));
     // Step 9: step 8's large tile (BK = 32 and 4 stages where a block may opt in to that much shared
     // memory, else BK = 16 and 3 stages) with the last wave balanced.

@@ -376,7 +376,7 @@ struct TileCopier {
         for (int i = 0; i < NA; ++i) {
             // a group whose row is past M copies nothing; it points at group 0's (clamped) row
             const bool in = ALL_ROWS || (a_in >> i & 1);
-            const float* src = in ? a + i * a_rows : a;  // int: i * a_rows < 2^31 up to 16384 columns
+            const float* src = in ? a + i * a_rows : a;  // int: i * a_rows spans fewer than BM rows
 #pragma unroll
             for (int j = 0; j < AK; ++j) {
                 bool ok = in && (!EDGE || k0 + kq + j < p.K);
@@ -454,7 +454,7 @@ __global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS, MIN_BLOCKS
 //    (tile_top), so every tile lies inside A, and the kernel is compiled without the row tests
 //    (ALL_ROWS; the kernel with them runs only when M < BM). On the H100 at 4096^3 the loop with
 //    the tests, rebuilding a mask of the thread's rows in about 64 instructions per k tile, took
-//    2.3% longer (README).
+//    about 2.5% longer (README).
 //  - Shared-memory bandwidth (128 bytes per clock per SM): an LDS.128 returns 512 bytes to a warp,
 //    4 cycles, but only 2 when lanes 2i and 2i+1 (or lanes n and n ^ 2) all read the same address
 //    (the packed case, known from sm_70-75; the "plain lanes" candidate measures it here). At 8x8

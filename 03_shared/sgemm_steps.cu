@@ -654,6 +654,7 @@ __global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS, 1)
         const LaneTiles<BM, BN, TM, TN, true> w;
         int bx, by;
         tile_coords(x.tile, gx, gy, group, bx, by);
+        const int bm = tile_top<BM>(p, by);  // the tile's first row; it stores rows from by * BM on
         if (x.split >= 0) {
             float4* slots = work.partials + (size_t)x.split * work.P * Q * W::THREADS + threadIdx.x;
             float4* v = reinterpret_cast<float4*>(&acc[0][0]);
@@ -680,11 +681,11 @@ __global__ void __launch_bounds__(WarpTiles<BM, BN, TM, TN>::THREADS, 1)
                     sum.w += y.w;
                 }
                 const float part[4] = {sum.x, sum.y, sum.z, sum.w};
-                store_quad<TN, 16, 32>(p, tile_top<BM>(p, by) + w.am, bx * BN + w.bn, q, part, by * BM);
+                store_quad<TN, 16, 32>(p, bm + w.am, bx * BN + w.bn, q, part, by * BM);
             }
             continue;
         }
-        store_results<TM, TN, 16, 32>(p, tile_top<BM>(p, by) + w.am, bx * BN + w.bn, acc, by * BM);
+        store_results<TM, TN, 16, 32>(p, bm + w.am, bx * BN + w.bn, acc, by * BM);
     }
     if (threadIdx.x == 0 && atomicAdd(&work.counters[1], 1u) == gridDim.x - 1) {
         work.counters[0] = 0;  // every block has taken its last unit: the queue is free

@@ -7,7 +7,8 @@
 #   4. ncu: L2 hit rate of l2_persistence per configuration (caches not flushed between replays)
 #   5. compute-sanitizer initcheck on pitch_2d_3d: the padding of pitched rows is never read
 #   6. cuobjdump -sass: the pointer chase of latency, each load's address the last load's result
-#   7. cuobjdump -sass: the loads and stores alignment's four struct layouts compile to
+#   7. cuobjdump -sass: the loads and stores alignment's four struct layouts compile to; ncu: the DRAM
+#      bytes of its three Float3 kernels (partial and whole 16-byte stores)
 # Needs the programs built (make), ncu / cuobjdump / compute-sanitizer on PATH (steps whose
 # tool is missing are skipped with a note). NCU=... overrides the ncu binary. ncu may need
 # permission to read the GPU counters (ERR_NVGPUCTRPERM: run as root or see the ncu docs).
@@ -38,6 +39,7 @@ short = {
     "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum": "local st sectors",
     "lts__t_sector_hit_rate.pct": "L2 hit %",
     "dram__bytes_read.sum": "DRAM read",
+    "dram__bytes_write.sum": "DRAM write",
 }
 lines = sys.stdin.read().splitlines()
 rows = list(csv.reader(l for l in lines if l.startswith("\"")))
@@ -124,4 +126,10 @@ if have cuobjdump; then
     make -s --no-print-directory alignment.sass &&
     awk '/Function :/ {f = $3} /(LDG|STG)\./ {for (i = 1; i <= NF; i++) if ($i ~ /^(LDG|STG)\./) n[f " " $i]++}
         END {for (k in n) printf "    %s %d\n", k, n[k]}' alignment.sass | demangle | sort
+fi
+if have "$NCU"; then
+    echo "== 7b. alignment: DRAM bytes of the three Float3 kernels (the 8+4-byte store leaves every output sector partly written)"
+    # The checking launches come first, in the table's order: Float3, Float3A16 8+4-byte, 16-byte store.
+    ncu_rows "0=Float3 (3 x 4-byte store);1=Float3A16 8+4-byte store;2=Float3A16 16-byte store" -k regex:map3 -c 3 \
+        --metrics dram__bytes_read.sum,dram__bytes_write.sum ./alignment --only=Float3 --reps=1
 fi

@@ -4,8 +4,8 @@
 //         M "银行冲突及其对共享内存的影响" (bank conflicts and their effect on shared memory);
 //         N 5.6 矩阵转置, 5.6.1 实现方法, 5.6.2 Bank conflicts.
 // Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o transpose transpose.cu
-// Shows:  a transpose moves every byte once in and once out, so the copy of the same matrix is its
-//         ceiling. The naive kernel reads rows but writes columns (each warp store touches 32
+// Shows:  a transpose moves every byte once in and once out, so the copy of the same matrix (same
+//         tiling, same loads per thread) is its reference. The naive kernel reads rows but writes columns (each warp store touches 32
 //         sectors); staging a tile in shared memory makes both global accesses row-wise, and the
 //         [T][T+1] padding removes the 32-way bank conflict of the column access in shared memory.
 //         Every version is checked against a CPU transpose, then timed: GB/s (read + write), % of
@@ -27,6 +27,17 @@
 // Tile parameters (chosen on an H100; worth re-tuning on another GPU). A block of TILE x ROWS threads moves one
 // TILE x TILE tile, TILE / ROWS elements per thread: fewer, busier threads keep several loads in
 // flight each, and the block is small enough for 8 blocks per SM.
+// Loads in flight: every kernel below first loads its TILE / ROWS elements into registers, then
+// stores them, and takes in and out as __restrict__. Without __restrict__ nvcc must assume that a
+// store to out may change in, so it cannot move a load above an earlier store: the direct kernels
+// then alternated LDG STG LDG STG, one load in flight per thread, while the [32][32] shared-tile
+// kernels (whose global stores wait behind a barrier) had all four in flight (the 64 x 64 tile: one,
+// then seven, as a tile store waited for the first). Now each kernel issues all its
+// loads (LDG.E.CONSTANT: __restrict__ const also lets nvcc use the read-only path, for all five alike)
+// before its first store (SASS: tests/sass_claims/03_shared.txt), so the versions differ only in how
+// they access memory. The shared-tile kernels load from a clamped address (an edge thread reloads a
+// valid element it then does not store): with a test around each load ptxas placed some of the tile
+// stores between the loads of the 64 x 64 tile.
 constexpr int TILE = 32, ROWS = 8;
 constexpr int BIG_TILE = 64, BIG_ROWS = 8;   // a wider tile: 256-byte rows, 8 elements per thread
 
@@ -36,24 +47,34 @@ void transpose_cpu(const float* in, float* out, int rows, int cols) {
         for (int x = 0; x < cols; ++x) out[(size_t)x * rows + y] = in[(size_t)y * cols + x];
 }
 
-// Baseline: a copy with the same tiling and bounds checks. Both accesses are row-wise (coalesced),
-// so no transpose can beat it.
+// Baseline: a copy with the same tiling, bounds checks and loads per thread. Both accesses are
+// row-wise (coalesced): the rate a transpose would reach if its column side cost nothing.
 template <int T, int R>
-__global__ void copy_tile(const float* in, float* out, int rows, int cols) {
+__global__ void copy_tile(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
     int x = blockIdx.x * T + threadIdx.x, y = blockIdx.y * T + threadIdx.y;
     if (x >= cols) return;
+    float v[T / R];
+#pragma unroll
     for (int j = 0; j < T; j += R)
-        if (y + j < rows) out[(size_t)(y + j) * cols + x] = in[(size_t)(y + j) * cols + x];
+        if (y + j < rows) v[j / R] = in[(size_t)(y + j) * cols + x];
+#pragma unroll
+    for (int j = 0; j < T; j += R)
+        if (y + j < rows) out[(size_t)(y + j) * cols + x] = v[j / R];
 }
 
 // The book's matrix_transpose_naive as in its code repository: reads a row (coalesced), writes a
 // column: the 32 threads of a warp store to 32 different rows of out, 32 sectors per store.
 template <int T, int R>
-__global__ void matrix_transpose_naive(const float* in, float* out, int rows, int cols) {
+__global__ void matrix_transpose_naive(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
     int x = blockIdx.x * T + threadIdx.x, y = blockIdx.y * T + threadIdx.y;
     if (x >= cols) return;
+    float v[T / R];
+#pragma unroll
     for (int j = 0; j < T; j += R)
-        if (y + j < rows) out[(size_t)x * rows + (y + j)] = in[(size_t)(y + j) * cols + x];
+        if (y + j < rows) v[j / R] = in[(size_t)(y + j) * cols + x];
+#pragma unroll
+    for (int j = 0; j < T; j += R)
+        if (y + j < rows) out[(size_t)x * rows + (y + j)] = v[j / R];
 }
 
 // The other naive choice (the book's printed listing, N's transpose2): write a row of out, read a
@@ -61,11 +82,17 @@ __global__ void matrix_transpose_naive(const float* in, float* out, int rows, in
 // L1/L2 and the next 7 columns, read by neighbouring threads of the block, hit it; a strided write
 // cannot be merged in the write-through L1 and reaches L2 as 32 partial-sector writes.
 template <int T, int R>
-__global__ void matrix_transpose_write_coalesced(const float* in, float* out, int rows, int cols) {
+__global__ void matrix_transpose_write_coalesced(const float* __restrict__ in, float* __restrict__ out, int rows,
+                                                 int cols) {
     int x = blockIdx.x * T + threadIdx.x, y = blockIdx.y * T + threadIdx.y;  // x: a column of out
     if (x >= rows) return;
+    float v[T / R];
+#pragma unroll
     for (int j = 0; j < T; j += R)
-        if (y + j < cols) out[(size_t)(y + j) * rows + x] = in[(size_t)x * cols + (y + j)];
+        if (y + j < cols) v[j / R] = in[(size_t)x * cols + (y + j)];
+#pragma unroll
+    for (int j = 0; j < T; j += R)
+        if (y + j < cols) out[(size_t)(y + j) * rows + x] = v[j / R];
 }
 
 // Shared-memory tile, the book's matrix_transpose_shared generalised to T/R elements per thread
@@ -74,11 +101,16 @@ __global__ void matrix_transpose_write_coalesced(const float* in, float* out, in
 // PAD = 1 shifts each row of the tile by one bank. After the barrier the block writes a row-wise
 // (coalesced) stripe of out. PAD = 0 is the book's [T][T] version, PAD = 1 its [T][T+1] fix.
 template <int T, int R, int PAD>
-__device__ void transpose_via_shared(const float* in, float* out, int rows, int cols) {
+__device__ void transpose_via_shared(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
     __shared__ float tile[T][T + PAD];
     int x = blockIdx.x * T + threadIdx.x, y = blockIdx.y * T + threadIdx.y;  // element of in
+    float v[T / R];
+#pragma unroll
     for (int j = 0; j < T; j += R)
-        if (x < cols && y + j < rows) tile[threadIdx.x][threadIdx.y + j] = in[(size_t)(y + j) * cols + x];
+        v[j / R] = in[(size_t)min(y + j, rows - 1) * cols + min(x, cols - 1)];
+#pragma unroll
+    for (int j = 0; j < T; j += R)
+        if (x < cols && y + j < rows) tile[threadIdx.x][threadIdx.y + j] = v[j / R];
     __syncthreads();  // the block writes elements other threads loaded
     x = blockIdx.y * T + threadIdx.x;  // element of out: the block's tile, mirrored
     y = blockIdx.x * T + threadIdx.y;
@@ -88,11 +120,11 @@ __device__ void transpose_via_shared(const float* in, float* out, int rows, int 
 
 // Two kernel names (not one template argument) so that ncu -k can pick each one out.
 template <int T, int R>
-__global__ void matrix_transpose_shared(const float* in, float* out, int rows, int cols) {
+__global__ void matrix_transpose_shared(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
     transpose_via_shared<T, R, 0>(in, out, rows, cols);
 }
 template <int T, int R>
-__global__ void matrix_transpose_padded(const float* in, float* out, int rows, int cols) {
+__global__ void matrix_transpose_padded(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
     transpose_via_shared<T, R, 1>(in, out, rows, cols);
 }
 

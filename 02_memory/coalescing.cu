@@ -58,8 +58,9 @@ __global__ void copy_stride(const uint32_t* __restrict__ in, uint32_t* __restric
 
 // The fast path: 16-byte loads and stores (uint4) in a grid-stride loop over a grid that just
 // fills the GPU. One instruction moves 4x the bytes of the simple kernel, so fewer instructions
-// keep the same number of bytes in flight. cudaMalloc pointers are 256-byte aligned, so the
-// uint4 view is aligned; the n % 4 tail is copied one word at a time.
+// keep the same number of bytes in flight (nvcc unrolls the loop by 4: 4 LDG.E.128 per iteration,
+// issued before their stores; tests/sass_claims/02_memory.txt). cudaMalloc pointers are 256-byte
+// aligned, so the uint4 view is aligned; the n % 4 tail is copied one word at a time.
 __global__ void copy_vec4(const uint32_t* __restrict__ in, uint32_t* __restrict__ out, long long n) {
     long long n4 = n / 4, stride = (long long)gridDim.x * blockDim.x;
     long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
@@ -107,7 +108,9 @@ int main(int argc, char** argv) {
     auto grid_for = [&](long long threads) { return (unsigned)((threads + block - 1) / block); };
     auto run_offset = [&](int o) { copy_offset<<<grid_for(n), block>>>(d_in, d_out, n, o); };
     auto run_stride = [&](int s) { copy_stride<<<grid_for((n + s - 1) / s), block>>>(d_in, d_out, n, s); };
-    int grid_vec = dev.prop.multiProcessorCount * (2048 / block);  // a full GPU's worth of threads
+    // A full GPU's worth of threads: as many blocks as fit on every SM by its thread limit (2048 on
+    // sm_80/sm_90, 1536 on sm_86/sm_89, 1024 on sm_75: the attribute, not a constant).
+    int grid_vec = dev.prop.multiProcessorCount * (dev.prop.maxThreadsPerMultiProcessor / block);
     auto run_vec4 = [&] { copy_vec4<<<grid_vec, block>>>(d_in, d_out, n); };
     auto run_vec4_grid = [&] { copy_vec4_grid<<<grid_for(n / 4 + n % 4), block>>>(d_in, d_out, n); };
 

@@ -81,6 +81,12 @@ readme-results:
 tests/gpu_probe: tests/gpu_probe.cu
 	nvcc -std=c++17 -O2 -Werror all-warnings -o $@ $<
 
+# The ordering stress's preloaded library (tests/stress.py; GPU machines only, not part of `all`).
+STRESS_ARCH := $(if $(strip $(ARCH)),-arch=$(ARCH),$(if $(shell $(CUDA_PATH)/bin/__nvcc_device_query >/dev/null 2>&1 && echo y),-arch=native,-arch=sm_90))
+.stress/libordering_stress.so: tests/stress/ordering_stress.cu
+	@mkdir -p $(@D)
+	nvcc -std=c++17 -O2 -Werror all-warnings -Xcompiler -Wall,-Wextra,-fPIC -shared -cudart shared $(STRESS_ARCH) -o $@ $< -ldl
+
 # Host-side unit tests of common/ (no GPU needed).
 include opencv.mk
 UNIT_FLAGS := -std=c++17 -O1 -Wall -Wextra -Werror -Icommon -isystem $(CUDA_PATH)/include

@@ -38,6 +38,11 @@ NVCCFLAGS += $(ARCH_FLAGS) -Werror all-warnings -Xcompiler -Wall,-Wextra -I$(COM
 ifeq ($(DEBUG),1)
   NVCCFLAGS += -g -DCUDA_DEBUG_SYNC
 endif
+# `make CUDART=shared` links the CUDA runtime as a shared library (nvcc's default is static): the
+# ordering stress (tests/stress.py) preloads a library in front of it, which a static runtime hides.
+ifeq ($(CUDART),shared)
+  NVCCFLAGS += -cudart shared
+endif
 
 # The library of common/'s bodies: compiled from the global flags (host code: no architecture, and
 # none of a program's target-specific flags, which its prerequisites would otherwise inherit), once

@@ -21,8 +21,14 @@ class Verdict {
   public:
     explicit Verdict(int show = 3) : show_(show) {}
 
-    // A plain condition, e.g. an API return code or a count.
+    // A plain condition about something the GPU produced, e.g. a count it computed or the value an
+    // API returned for GPU work. What the host computed itself, or one API compared with another
+    // (the CPU's own input, a size the program chose), is not a check: print it with note().
     bool check(bool ok, const std::string& what);
+
+    // A fact about the run that is printed but does not decide PASSED: it verifies the host's own
+    // data or the program's set-up, not a GPU result (tests/unit/test_common.cpp, compare_note).
+    void note(bool ok, const std::string& what);
 
     template <class T>
     bool exact(const std::string& what, const T* expected, const T* got, size_t n) {
@@ -96,6 +102,10 @@ LAB_INLINE bool Verdict::check(bool ok, const std::string& what) {
     std::printf("  check %-34s %s\n", what.c_str(), ok ? "ok" : "MISMATCH");
     if (!ok) record(what);
     return ok;
+}
+
+LAB_INLINE void Verdict::note(bool ok, const std::string& what) {
+    std::printf("  note  %-34s %s\n", what.c_str(), ok ? "ok" : "differs (a note: it does not decide PASSED)");
 }
 
 LAB_INLINE int Verdict::finish() const {

@@ -53,6 +53,8 @@ LAB_INLINE void require_cc(const DeviceInfo& d, int major, int minor, const char
 // program prints its timing-dependent claims (concurrency, overlap, CPU cost of a wait) under them
 // but does not assert them. Call after CUDA is initialized: the tool's library is then mapped into
 // this process (Linux: /proc/self/maps; elsewhere only the environment variable is seen).
+// The ordering stress of the test suite (tests/stress.py: random delays in front of every
+// asynchronous operation, CUDA_LAB_STRESS=1 in the environment) counts as such a tool.
 LAB_INLINE bool cuda_tool_attached();
 
 // A texture object on linear memory needs devPtr aligned to the device's textureAlignment
@@ -113,6 +115,8 @@ LAB_INLINE void require_cc(const DeviceInfo& d, int major, int minor, const char
 LAB_INLINE bool cuda_tool_attached() {
     const char* inj = std::getenv("CUDA_INJECTION64_PATH");
     if (inj && *inj) return true;
+    const char* stress = std::getenv("CUDA_LAB_STRESS");
+    if (stress && *stress && std::string(stress) != "0") return true;
     std::ifstream maps("/proc/self/maps");
     std::string line;
     while (std::getline(maps, line))

@@ -9,28 +9,41 @@
 #      takes (common/cuda_compat.cuh), run on this newer toolkit,
 #   3. compute-sanitizer memcheck (leak checking on), racecheck, initcheck and synccheck over every
 #      program at its test arguments (tests/sanitize.py; exclusions only through the manifest),
-#   4. optionally (--full) every program once at its default size, output kept for the READMEs,
+#   4. the mutants (tests/mutants.py): every program's lesson put back wrong by a small source change
+#      (a barrier deleted, a wait dropped); each mutant built and run, and each must end FAILED,
+#   5. the ordering stress (tests/stress.py): every program under a preloaded library that puts a
+#      random delay in front of every asynchronous operation, and 8 copies of each at once on the GPU;
+#      each run must pass,
+#   6. optionally (--full) every program once at its default size, output kept for the READMEs,
 # then a short summary. Logs go to $OUT (or ./gpu_check_out).
+# --only=PHASES runs the build and only the phases named (test, sanitize, mutants, stress; comma
+# list), for a machine whose calls are limited in time: e.g. --only=test, then --only=mutants,stress.
 # --sweep instead runs, after the build, the size sweep of tests/sweep.txt (tests/sweep.py): every
 # program at size 1, small odd sizes, just past a block or tile boundary, thin 2D shapes and the
 # largest sizes its --help allows (PASSED, or one "FAILED: out of memory" line and exit 1 where the
 # GPU is too small), plus compute-sanitizer memcheck at the small sizes. Options:
-#   tools/gpu_check.sh [--chapter=NN_name] [--full] [--no-sanitize] [--jobs=N] [--sweep [--timeout=S]]
+#   tools/gpu_check.sh [--chapter=NN_name] [--full] [--no-sanitize] [--no-mutants] [--no-stress]
+#                      [--only=PHASES] [--jobs=N] [--sweep [--timeout=S]]
 # (with --sweep, --chapter may list several: --chapter=01_intro,02_memory)
 # OpenCV: pkg-config, or OPENCV_DIR=/where/it/is in the environment, or ./.devlibs (see
 # tools/make_devlibs.sh) when neither has it.
 set -u
 cd "$(dirname "$0")/.."
-chapter= full=0 sanitize=1 jobs=4 sweep=0 timeout=180
+chapter= full=0 sanitize=1 jobs=4 sweep=0 timeout=180 mutants=1 stress=1 tests=1
 for a in "$@"; do
     case $a in
         --chapter=*) chapter=${a#*=} ;;
         --full) full=1 ;;
         --no-sanitize) sanitize=0 ;;
+        --no-mutants) mutants=0 ;;
+        --no-stress) stress=0 ;;
+        --only=*) only=",${a#*=},"; tests=0 sanitize=0 mutants=0 stress=0
+                  [[ $only == *,test,* ]] && tests=1; [[ $only == *,sanitize,* ]] && sanitize=1
+                  [[ $only == *,mutants,* ]] && mutants=1; [[ $only == *,stress,* ]] && stress=1 ;;
         --jobs=*) jobs=${a#*=} ;;
         --sweep) sweep=1 ;;
         --timeout=*) timeout=${a#*=} ;;
-        *) echo "usage: $0 [--chapter=NN_name] [--full] [--no-sanitize] [--jobs=N] [--sweep [--timeout=S]]" >&2; exit 2 ;;
+        *) echo "usage: $0 [--chapter=NN_name] [--full] [--no-sanitize] [--no-mutants] [--no-stress] [--only=test,sanitize,mutants,stress] [--jobs=N] [--sweep [--timeout=S]]" >&2; exit 2 ;;
     esac
 done
 out=${OUT:-gpu_check_out}
@@ -63,6 +76,9 @@ if [ $sweep = 1 ]; then
     exit "${PIPESTATUS[0]}"
 fi
 
+test_rc=0 route_rc=0 test_summary="not run" corruption_summary="corruption: not run"
+route_summary="driver-API route: not run"
+if [ $tests = 1 ]; then
 echo "== make test"
 : >"$out/corruption.log"
 EXERCISE_LOG_DIR="$out/exercises" CORRUPTION_LOG="$out/corruption.log" make test ${chapter:+CHAPTER=$chapter} \
@@ -88,6 +104,7 @@ if [ -z "$chapter" ] || [[ ",$chapter," == *",01_intro,"* ]]; then
     fi
     rm -f "$out/nvrtc_saxpy_driver_route"
 fi
+fi  # tests
 
 san_rc=0 san_summary="sanitizer: not run"
 if [ $sanitize = 1 ]; then
@@ -95,6 +112,23 @@ if [ $sanitize = 1 ]; then
     python3 tests/sanitize.py ${chapter:+--chapter=$chapter} --jobs="$jobs" --log="$out/sanitizer.log" | tee "$out/sanitizer.txt"
     san_rc=${PIPESTATUS[0]}
     san_summary=$(tail -1 "$out/sanitizer.txt")
+fi
+
+mut_rc=0 mut_summary="mutants: not run"
+if [ $mutants = 1 ]; then
+    echo "== mutants (each must end FAILED; every run's output in $out/mutants.log)"
+    : >"$out/mutants.log"
+    python3 tests/mutants.py ${chapter:+--chapter=$chapter} --jobs="$(nproc)" --log="$out/mutants.log" | tee "$out/mutants.txt"
+    mut_rc=${PIPESTATUS[0]}
+    mut_summary=$(tail -1 "$out/mutants.txt")
+fi
+
+stress_rc=0 stress_summary="stress: not run"
+if [ $stress = 1 ]; then
+    echo "== ordering stress (logs: $out/stress_shim.log, $out/stress_shared.log)"
+    python3 tests/stress.py ${chapter:+--chapter=$chapter} --log-dir="$out" | tee "$out/stress.txt"
+    stress_rc=${PIPESTATUS[0]}
+    stress_summary=$(grep "^stress" "$out/stress.txt")
 fi
 
 if [ $full = 1 ]; then
@@ -115,4 +149,6 @@ echo "make test: ${test_summary:-no summary line (see test.log)} (exit $test_rc)
 echo "$corruption_summary"
 echo "$route_summary"
 echo "$san_summary"
-[ $test_rc = 0 ] && [ $san_rc = 0 ] && [ $route_rc = 0 ]
+echo "$mut_summary"
+echo "$stress_summary"
+[ $test_rc = 0 ] && [ $san_rc = 0 ] && [ $route_rc = 0 ] && [ $mut_rc = 0 ] && [ $stress_rc = 0 ]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs the test suite with a Python that has pytest and matplotlib. If the system python3 lacks
-# them, it creates .venv from requirements.txt (once; again when requirements.txt changes) and
+# Runs the test suite with a Python that has pytest, matplotlib and cuobjdump (tests/sass.py). If the
+# system python3 lacks them, it creates .venv from requirements.txt (once; again when requirements.txt changes) and
 # uses that. Offline with no way to install, a python3 that has pytest alone still runs
 # everything but the plotting tests, which report themselves skipped. Arguments go to pytest
 # (--chapter=NN_name selects one chapter). `run_tests.sh --setup` only makes the Python ready
@@ -26,11 +26,12 @@ install() {  # requirements.txt into .venv; the stamp records the requirements.t
 setup() {  # sets py, making or updating .venv where needed; 1: no python3 with pytest at all
     # $1: setup (run_tests.sh --setup) or tests. A failed --setup leaves $venv/setup-failed, so that
     # the tests of the same `make test` do not try again (offline, that costs seconds for nothing).
-    py=$(pick 'import pytest, matplotlib') || {
+    # Ready: pytest, matplotlib, and cuobjdump + nvdisasm (CUDA Toolkit or PyPI; tests/sass.py finds them).
+    py=$(pick 'import pytest, matplotlib, sys; sys.path.insert(0, "tests"); import sass; assert sass.find_tool("cuobjdump") and sass.find_tool("nvdisasm")') || {
         local tried=no
         [ "$1" = tests ] && [ -e "$venv/setup-failed" ] && tried=yes
         rm -f "$venv/setup-failed"
-        if [ $tried = no ] && echo "run_tests: pytest/matplotlib missing; creating $venv from requirements.txt" >&2 &&
+        if [ $tried = no ] && echo "run_tests: pytest, matplotlib or cuobjdump missing; creating $venv from requirements.txt" >&2 &&
             python3 -m venv "$venv" >&2 && install; then
             py=$venv/bin/python
         else

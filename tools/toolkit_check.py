@@ -107,7 +107,7 @@ def collect_jobs():
             if list((d / src).glob("*.cu")):
                 for ln in make_lines([f"EX_SRC={src}", "EX_BIN=/nonexistent", "exercises-build"], cwd=d):
                     jobs.append(to_job(ln, d))
-    for ln in make_lines(["tests/gpu_probe"]):
+    for ln in make_lines(["tests/gpu_probe", ".stress/libordering_stress.so"]):
         jobs.append(to_job(ln, ROOT))
     seen, unique = set(), []  # common/'s library is in every chapter's commands: compiled once
     for j in jobs:

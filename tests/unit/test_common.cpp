@@ -247,10 +247,22 @@ static void image_fallback() {
 }
 #endif
 
+// A note prints but does not decide the verdict: a failed note leaves PASSED, a failed check does not.
+static void compare_note() {
+    Verdict v;
+    v.note(false, "the host's own input");
+    EXPECT(v.ok());
+    EXPECT(v.finish() == 0);
+    v.check(false, "a GPU count");
+    EXPECT(!v.ok());
+    EXPECT(v.first_failure() == "a GPU count");
+}
+
 int main(int argc, char** argv) {
     std::map<std::string, std::function<void()>> cases = {
         {"args_values", args_values},     {"args_defaults", args_defaults}, {"args_errors", args_errors},
         {"compare_exact", compare_exact}, {"compare_close", compare_close}, {"random_data", random_data},
+        {"compare_note", compare_note},
         {"corrupt_on", corrupt_on},       {"corrupt_off", corrupt_off},     {"corrupt_env", corrupt_env},
         {"timer_host", timer_host},
 #ifndef NO_OPENCV

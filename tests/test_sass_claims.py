@@ -1,0 +1,77 @@
+"""What comments and READMEs say about the machine code holds: tests/sass_claims/*.txt, checked against
+the SASS that cuobjdump prints (tests/sass.py says how). No GPU needed; cuobjdump comes from the CUDA
+Toolkit or the PyPI package nvidia-cuda-cuobjdump (requirements.txt). Also: every `expect: sass`
+mutant of tests/mutants/ (a planted change, e.g. a `#pragma unroll 1` removed) makes one of its
+program's claims fail, so the claims can fail."""
+import tempfile
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, load_manifest
+import sass
+import mutants as mut
+
+CLAIMS = sass.load_claims()
+SASS_MUTANTS = [m for m in mut.load_mutants() if m.expect == "sass"]
+_cache = None
+
+
+def cache():
+    global _cache
+    if _cache is None:
+        _cache = sass.SassCache()
+    return _cache
+
+
+def need_cuobjdump():
+    if not sass.find_tool("cuobjdump"):
+        pytest.skip("cuobjdump not found (CUDA Toolkit, or pip install nvidia-cuda-cuobjdump: make test's .venv has it)")
+
+
+def test_claims_name_manifest_programs():
+    names = {p.name for p in load_manifest()}
+    assert CLAIMS, "no machine-code claims in tests/sass_claims/"
+    bad = [f"{c.where}: {c.program}" for c in CLAIMS if c.program not in names]
+    assert not bad, "claims of programs that are not in tests/manifest.txt:\n" + "\n".join(bad)
+
+
+@pytest.mark.parametrize("program", sorted({c.program for c in CLAIMS}))
+def test_claims_hold(program, request):
+    only = request.config.getoption("--chapter")
+    if only and not program.startswith(only + "/"):
+        pytest.skip(f"--chapter={only}")
+    need_cuobjdump()
+    claims = [c for c in CLAIMS if c.program == program]
+    chapter, name = program.split("/")
+    if any(p.name == program and p.options.get("opencv") for p in load_manifest()) and \
+            not (ROOT / chapter / name).exists():
+        pytest.skip("needs OpenCV (not built here)")
+    failed = []
+    for c in claims:
+        why = sass.check_claim(c, cache().get(c.program, c.arch))
+        if why:
+            failed.append(f"{c.where}: {why}\n    claim: {c.text}")
+    assert not failed, f"{len(failed)} of {len(claims)} claims do not hold:\n" + "\n".join(failed)
+
+
+def test_a_planted_change_is_caught():
+    assert SASS_MUTANTS, "no `expect: sass` mutant: nothing shows that the claims test can fail"
+
+
+@pytest.mark.parametrize("m", SASS_MUTANTS, ids=[m.id for m in SASS_MUTANTS])
+def test_sass_mutant_breaks_a_claim(m, request):
+    """The planted change, compiled for each arch its program's claims name: at least one claim fails."""
+    only = request.config.getoption("--chapter")
+    if only and m.chapter != only:
+        pytest.skip(f"--chapter={only}")
+    need_cuobjdump()
+    claims = [c for c in CLAIMS if c.program == m.program]
+    assert claims, f"{m.where}: expect: sass, but {m.program} has no claims"
+    with tempfile.TemporaryDirectory() as tmp:
+        work = mut.prepare_root(Path(tmp))
+        d = mut.apply(m, work / m.chapter)
+        broken = []
+        for arch in sorted({c.arch for c in claims}):
+            funcs = sass.parse_sass(sass.sass_text(sass.cubin(d, m.binary, arch, workdir=tmp), arch))
+            broken += [c for c in claims if c.arch == arch and sass.check_claim(c, funcs)]
+    assert broken, f"{m.id} ({m.lesson}): every claim of {m.program} still holds on the mutated source"

@@ -11,7 +11,7 @@
 //         the image (reading the next row, or past the buffer on the last row), and `x > 0 &&
 //         y > 0` never wrote row 0 and column 0; here border pixels replicate their edge
 //         neighbour (OpenCV's BORDER_REPLICATE), so every pixel is defined; (2) (|Gx| + |Gy|) / 2
-//         reaches 1020 and the notes stored it in an unsigned char, so strong edges wrapped
+//         reaches 765 and the notes stored it in an unsigned char, so strong edges wrapped
 //         around to dark values; here it is clamped to 255; (3) the notes gave the CPU the
 //         blurred image and the GPU the raw one; here both get the same input.
 //         The same kernel returns in 04_texture/sobel_texture.cu (sobel_global_kernel), timed
@@ -34,7 +34,7 @@
 __host__ __device__ inline int sobel_sum(int x0, int x1, int x2, int x3, int x5, int x6, int x7, int x8) {
     int gx = (x0 + 2 * x3 + x6) - (x2 + 2 * x5 + x8);
     int gy = (x0 + 2 * x1 + x2) - (x6 + 2 * x7 + x8);
-    return (abs(gx) + abs(gy)) / 2;  // 0 .. 1020
+    return (abs(gx) + abs(gy)) / 2;  // 0 .. 765: |Gx| + |Gy| <= 6 x 255
 }
 
 // CPU reference, borders replicated.

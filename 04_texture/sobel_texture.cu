@@ -19,7 +19,7 @@
 //         shared tile that the block fills with 64-bit loads, its halo as whole aligned 8-byte words,
 //         not single bytes. All five must equal a CPU Sobel with clamped borders exactly. The notes'
 //         kernel skipped the borders, read past the last row/column and let (|Gx| + |Gy|) / 2 (up to
-//         1020) wrap in an unsigned char; here the border is clamped and the result saturates at 255.
+//         765) wrap in an unsigned char; here the border is clamped and the result saturates at 255.
 // Build:  make sobel_texture    Run: ./sobel_texture [--width=8192] [--height=8192] [--image=PATH]
 //                                                    [--out=edges.png] [--reps=20]
 // Output: CPU time, then per version (each checked against the CPU and the first version): time,

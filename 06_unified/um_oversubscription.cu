@@ -6,11 +6,15 @@
 //         allocation to be resident until it is needed or prefetched); M "统一内存" (DGX-2: many
 //         GPUs' memory plus host memory seen as one).
 // Shows:  a managed page lives where it was last touched. Each round the CPU checks and rewrites
-//         the whole buffer (the pages fault back to host memory), then a kernel transforms it in
-//         place (the pages fault over to the GPU). Each pass is then run once more on pages
-//         already where it needs them (after a prefetch): the difference between the two times is
-//         what demand paging cost to move the buffer one way, printed as GB/s. cudaMemPrefetchAsync
-//         moves the same bytes in bulk, without faults, for comparison.
+//         the whole buffer, then a kernel transforms it in place, so the pages go back and forth.
+//         The migration itself is timed by a pass that does nothing but read one word of every
+//         host page (on the CPU: the pages fault back to host memory; on the GPU: a kernel, the
+//         pages fault over to the GPU), minus the same read pass on pages that are already there
+//         (a small floor, printed). Every figure is the median of the rounds 2..R (several samples),
+//         and every rate is compared with the pinned cudaMemcpy over the same link, measured in
+//         the same run: a migration cannot be faster than that, so a rate above it is not printed
+//         as one (the measurement could not separate the migration). cudaMemPrefetchAsync moves
+//         the same bytes in bulk, without faults, in rounds of its own, for comparison.
 //         By default the buffer is a modest share of the GPU's free memory (--fraction, capped by
 //         --max-mb and by the host's available RAM), so nothing is oversubscribed.
 //         --oversubscribe=F sizes the buffer to F x the GPU's free memory instead. With F >= 1 the
@@ -19,13 +23,16 @@
 //         they need and can stall the GPU for a long time. It is never part of the test suite,
 //         which runs the same code path with F < 1.
 // Build:  make um_oversubscription  (nvcc -std=c++17 -O3 -arch=native -I../common -o um_oversubscription um_oversubscription.cu)
-// Run:    ./um_oversubscription [--fraction=0.25] [--max-mb=512] [--rounds=4]
+// Run:    ./um_oversubscription [--fraction=0.25] [--max-mb=512] [--rounds=6]
 //         ./um_oversubscription --oversubscribe=1.5      (your own GPU only: 1.5 x its free memory)
-// Output: the checks, free GPU memory and host RAM, the buffer size, then per pass (CPU and GPU,
-//         demand-paged and resident, and their difference; the prefetches) time and GB/s; PASSED.
+// Output: the checks, free GPU memory and host RAM, the buffer size, the pinned copy rates, then per
+//         direction the demand-paged migration (touch pass, floor, difference) and the prefetch,
+//         time and GB/s, the prefetch / demand paging comparison; PASSED.
 #include <algorithm>
+#include <cstring>
 #include <cstdint>
 #include <fstream>
+#include <unistd.h>
 #include <string>
 #include <vector>
 #include "common.cuh"
@@ -49,6 +56,24 @@ __global__ void transform_kernel(uint32_t* data, size_t n) {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += stride) data[i] = transform(data[i]);
 }
 
+// One read of every `stride`-th word (one per host page), grid-stride: every page is touched on the
+// GPU, and the kernel's own work is a few instructions per 4 KB. The sum goes to `sink` only if it
+// has an impossible value, so the loads stay but nothing is written.
+__global__ void touch_kernel(const uint32_t* data, size_t n, size_t stride, uint32_t* sink) {
+    uint32_t acc = 0;
+    size_t step = (size_t)blockDim.x * gridDim.x * stride;
+    for (size_t i = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) * stride; i < n; i += step) acc += data[i];
+    if (acc == 0xdeadbeefu) *sink = acc;
+}
+
+// The same on the CPU: one volatile read per page (volatile: each read happens, in order).
+uint32_t touch_cpu(const uint32_t* data, size_t n, size_t stride) {
+    const volatile uint32_t* v = data;
+    uint32_t acc = 0;
+    for (size_t i = 0; i < n; i += stride) acc += v[i];
+    return acc;
+}
+
 // MemAvailable from /proc/meminfo in bytes (0 if unknown): the RAM that evicted pages land in.
 size_t host_available_bytes() {
     std::ifstream f("/proc/meminfo");
@@ -65,7 +90,7 @@ int main(int argc, char** argv) {
     long long max_mb = args.integer("max-mb", 512, 1, 1LL << 20, "default mode: at most this many MB");
     double over = args.real("oversubscribe", 0, 0.001, 4.0,
                             "if given (0 = off): buffer = F x free GPU memory; F >= 1 oversubscribes, your own GPU only");
-    int rounds = (int)args.integer("rounds", 4, 2, 100, "CPU + GPU rounds (round 1, the first touch, is not timed)");
+    int rounds = (int)args.integer("rounds", 6, 2, 100, "CPU + GPU rounds of demand paging (round 1, the first touch, is not timed), and R - 1 of prefetch");
     args.parse_or_exit();
 
     DeviceInfo dev = select_device(args.device());
@@ -102,10 +127,30 @@ int main(int argc, char** argv) {
     std::printf("managed buffer: %.1f MB = %.3f x the free GPU memory%s; %d rounds\n", bytes / 1e6,
                 (double)bytes / free_b, over >= 1.0 ? " (OVERSUBSCRIBED)" : "", rounds);
 
+    // The link's own speed, in this run: pinned cudaMemcpy both ways (median of 9), on a buffer of at
+    // most 64 MiB (allocated before the managed one; never more than the managed buffer).
+    size_t link_bytes = std::min(bytes, (size_t)64 << 20);
+    void *pinned, *dbuf;
+    CHECK(cudaMallocHost(&pinned, link_bytes));
+    CHECK(cudaMalloc(&dbuf, link_bytes));
+    std::memset(pinned, 1, link_bytes);
+    double h2d_link = gbps((double)link_bytes,
+                           bench_ms([&] { CHECK(cudaMemcpyAsync(dbuf, pinned, link_bytes, cudaMemcpyHostToDevice)); }, 9));
+    double d2h_link = gbps((double)link_bytes,
+                           bench_ms([&] { CHECK(cudaMemcpyAsync(pinned, dbuf, link_bytes, cudaMemcpyDeviceToHost)); }, 9));
+    CHECK(cudaFree(dbuf));
+    CHECK(cudaFreeHost(pinned));
+    std::printf("pinned cudaMemcpy over the link (%.1f MB, median of 9): host -> GPU %.2f GB/s, GPU -> host %.2f GB/s\n",
+                link_bytes / 1e6, h2d_link, d2h_link);
+
     uint32_t* data;
     CHECK(cudaMallocManaged(&data, bytes));
+    uint32_t* sink;
+    CHECK(cudaMalloc(&sink, sizeof(uint32_t)));
     const int block = 256;
     int grid = dev.prop.multiProcessorCount * 32;
+    long page = sysconf(_SC_PAGESIZE);
+    size_t stride = (size_t)std::max(page, 1024L) / sizeof(uint32_t);  // words per host page (4 KB: 1024)
     GpuTimer gt;
     long long bad = 0;  // words the CPU found different from what the GPU should have written
 
@@ -116,73 +161,129 @@ int main(int argc, char** argv) {
             data[i] = value(i, round);
         }
     };
-    std::vector<double> cpu_ms, gpu_ms;
-    double first_touch_ms = 0;
-    for (int r = 0; r < rounds; ++r) {
+    auto cpu_touch_ms = [&] {
         CpuTimer ct;
-        cpu_pass(r);
-        double c = ct.stop_ms();
+        (void)touch_cpu(data, n, stride);
+        return ct.stop_ms();
+    };
+    auto gpu_touch_ms = [&] {
+        gt.start();
+        touch_kernel<<<grid, block>>>(data, n, stride, sink);
+        CHECK_LAUNCH();
+        return (double)gt.stop();
+    };
+    // Demand paging, rounds 1..R: round 1 creates the pages on the CPU (first touch) and is not
+    // counted (it also pays the module's lazy loading). In rounds 2..R the pages start on the GPU.
+    std::vector<double> c_touch, c_floor, g_touch, g_floor, cpu_ms, gpu_ms;
+    double first_touch_ms = 0;
+    int round = 0;  // the input round the buffer holds
+    for (int r = 0; r < rounds; ++r, ++round) {
+        if (r == 0) {
+            CpuTimer ct;
+            cpu_pass(round);
+            first_touch_ms = ct.stop_ms();
+        } else {
+            c_touch.push_back(cpu_touch_ms());  // GPU -> host: the pages fault back to the CPU
+            c_floor.push_back(cpu_touch_ms());  // the same reads on pages now in host memory
+            CpuTimer ct;
+            cpu_pass(round);  // resident pages: the CPU's own work
+            cpu_ms.push_back(ct.stop_ms());
+        }
+        double gt1 = gpu_touch_ms(), gt2 = gpu_touch_ms();  // host -> GPU, then on resident pages
         gt.start();
         transform_kernel<<<grid, block>>>(data, n);
         CHECK_LAUNCH();
-        double g = gt.stop();
-        if (r == 0) first_touch_ms = c;  // pages created in host memory: no migration yet
-        else cpu_ms.push_back(c);
-        if (r > 0) gpu_ms.push_back(g);
+        double g = gt.stop();  // waits for the kernel: only now may the CPU read its result
+        if (r > 0) {
+            g_touch.push_back(gt1);
+            g_floor.push_back(gt2);
+            gpu_ms.push_back(g);
+        }
     }
-    // The same moves in bulk: prefetch the buffer back to the CPU and run the CPU pass once more on
-    // resident pages (the same work: check and rewrite every word); then prefetch it to the GPU and
-    // run the kernel on resident pages. The time a demand-paged pass spends on migration is its time
-    // minus the same pass on resident pages: that, not the whole pass, compares with a prefetch.
-    // Locations: {cudaMemLocationTypeDevice, dev.id} and {cudaMemLocationTypeHost, 0}. The book's
-    // int-device form (dev.id / cudaCpuDeviceId) is gone in CUDA 13; 12.2-12.9 name the
-    // cudaMemLocation form cudaMemPrefetchAsync_v2 - compat::mem_prefetch_async picks it.
+    // Bulk migration, rounds R+1..2R-1: the same turns, each preceded by cudaMemPrefetchAsync to the
+    // processor about to work. Locations: {cudaMemLocationTypeDevice, dev.id} and
+    // {cudaMemLocationTypeHost, 0}. The book's int-device form (dev.id / cudaCpuDeviceId) is gone in
+    // CUDA 13; 12.2-12.9 name the cudaMemLocation form cudaMemPrefetchAsync_v2 - compat picks it.
     cudaMemLocation gpu = compat::device_location(dev.id), cpu = compat::host_location();
-    gt.start();
-    CHECK(compat::mem_prefetch_async(data, bytes, cpu));  // CUDA 13: (ptr, bytes, location, flags, stream)
-    double to_cpu_ms = gt.stop();
+    std::vector<double> to_cpu, to_gpu;
+    for (int r = 1; r < rounds; ++r, ++round) {
+        gt.start();
+        CHECK(compat::mem_prefetch_async(data, bytes, cpu));  // CUDA 13: (ptr, bytes, location, flags, stream)
+        to_cpu.push_back(gt.stop());
+        cpu_pass(round);
+        gt.start();
+        CHECK(compat::mem_prefetch_async(data, bytes, gpu));
+        to_gpu.push_back(gt.stop());
+        transform_kernel<<<grid, block>>>(data, n);
+        CHECK_LAUNCH();  // the next round's prefetch timer waits for this kernel before the CPU pass
+    }
+    // The last result, checked on the CPU (the pages come back once more), untimed. The kernel must
+    // have finished: a CPU read while it runs is allowed (concurrentManagedAccess) but sees old data.
+    CHECK(cudaDeviceSynchronize());
     lab_corrupt(data, n);  // CUDA_LAB_CORRUPT: the check below must be able to fail (corrupt.h)
-    CpuTimer ct;
-    cpu_pass(rounds);  // checks the last demand-paged round, writes round `rounds`'s input
-    double cpu_resident_ms = ct.stop_ms();
+    long long bad2 = 0;
+    for (size_t i = 0; i < n; ++i) bad2 += data[i] != transform(value(i, round - 1));
     Verdict verdict;
     verdict.check(bad == 0, "every round's GPU result on the CPU");
-    gt.start();
-    CHECK(compat::mem_prefetch_async(data, bytes, gpu));
-    double to_gpu_ms = gt.stop();
-    gt.start();
-    transform_kernel<<<grid, block>>>(data, n);
-    CHECK_LAUNCH();
-    double resident_ms = gt.stop();
-    long long bad2 = 0;  // last check on the CPU (pages come back once more), untimed
-    for (size_t i = 0; i < n; ++i) bad2 += data[i] != transform(value(i, rounds));
     verdict.check(bad2 == 0, "after prefetch to GPU, kernel (CPU check)");
 
     double gb = bytes / 1e9;
     auto line = [&](const char* what, double ms, const char* note) {
-        if (ms > 0) std::printf("%-46s %10.3f ms %9.2f GB/s  %s\n", what, ms, gb / (ms / 1e3), note);
-        else std::printf("%-46s %10.3f ms %9s       %s\n", what, ms, "-", note);
+        if (ms > 0) std::printf("  %-44s %10.3f ms %9.2f GB/s  %s\n", what, ms, gb / (ms / 1e3), note);
+        else std::printf("  %-44s %10.3f ms %9s       %s\n", what, ms, "-", note);
     };
-    // Migration time of a demand-paged pass: the pass minus the same pass on resident pages.
-    double gpu_mig = median(gpu_ms) - resident_ms, cpu_mig = median(cpu_ms) - cpu_resident_ms;
-    std::printf("\n(demand-paged passes: medians of rounds 2..%d; GB/s = buffer bytes / time)\n", rounds);
+    // A migration time is usable if the read pass on resident pages is a small part of the paged one
+    // and the rate it gives is not above the pinned copy over the same link (10% allowance for noise).
+    auto migration = [&](const char* what, double touch, double floor, double link) {
+        double ms = touch - floor;
+        if (!(floor < 0.5 * touch)) {
+            std::printf("  %-44s %10s    %9s       not separated: the reads on resident pages (%.3f ms) are not "
+                        "small against the paged ones (%.3f ms)\n", what, "-", "-", floor, touch);
+            return 0.0;
+        }
+        if (gbps(bytes, ms) > 1.1 * link) {
+            std::printf("  %-44s %10.3f ms %9s       not separated: %.2f GB/s would be faster than the pinned copy "
+                        "over the link (%.2f GB/s)\n", what, ms, "-", gbps(bytes, ms), link);
+            return 0.0;
+        }
+        line(what, ms, "migration alone (paged read pass minus resident one)");
+        return ms;
+    };
+    auto bulk = [&](const char* what, double ms, double link) {
+        if (gbps(bytes, ms) > 1.1 * link) {
+            std::printf("  %-44s %10.3f ms %9s       faster than the pinned copy (%.2f GB/s): not a migration rate\n",
+                        what, ms, "-", link);
+            return 0.0;
+        }
+        line(what, ms, "bulk migration, no faults");
+        return ms;
+    };
+    std::printf("\n(medians of %d samples, rounds 2..%d; GB/s = buffer bytes / time)\n", rounds - 1, rounds);
     line("CPU first touch (round 1)", first_touch_ms, "pages created in host memory");
-    line("GPU pass, pages fault over to the GPU", median(gpu_ms), "demand paging + the kernel's work");
-    line("GPU pass on prefetched pages", resident_ms, over >= 1.0 ? "still faults: the buffer does not fit"
-                                                                    : "no migration: device-memory speed");
-    line("  difference: demand paging host -> GPU", gpu_mig, "migration alone");
-    line("cudaMemPrefetchAsync to the GPU", to_gpu_ms, "bulk migration host -> GPU");
-    line("CPU pass, pages fault back to the CPU", median(cpu_ms), "demand paging + the CPU's work");
-    line("CPU pass on prefetched pages", cpu_resident_ms, "no migration: the same work at the CPU's own speed");
-    line("  difference: demand paging GPU -> host", cpu_mig, "migration alone");
-    line("cudaMemPrefetchAsync to the CPU", to_cpu_ms, "bulk migration GPU -> host");
-    if (gpu_mig > 0 && cpu_mig > 0)
-        std::printf("prefetch vs demand paging (migration alone): host -> GPU %.1fx faster, GPU -> host %.1fx faster\n",
-                    gpu_mig / to_gpu_ms, cpu_mig / to_cpu_ms);
-    else
-        std::printf("prefetch vs demand paging: a pass on resident pages was not faster than the paged one (noise at "
-                    "this size), no ratio\n");
+    std::printf("host -> GPU (pinned copy: %.2f GB/s)\n", h2d_link);
+    line("GPU read pass, pages fault over to the GPU", median(g_touch), "one read per page: demand paging");
+    line("GPU read pass on resident pages", median(g_floor),
+         over >= 1.0 ? "still faults: the buffer does not fit" : "the floor: the reads alone");
+    double gpu_mig = migration("difference: demand paging host -> GPU", median(g_touch), median(g_floor), h2d_link);
+    double to_gpu_ms = bulk("cudaMemPrefetchAsync to the GPU", median(to_gpu), h2d_link);
+    line("GPU transform on resident pages", median(gpu_ms), "the kernel's work at device-memory speed");
+    std::printf("GPU -> host (pinned copy: %.2f GB/s)\n", d2h_link);
+    line("CPU read pass, pages fault back to the CPU", median(c_touch), "one read per page: demand paging");
+    line("CPU read pass on resident pages", median(c_floor), "the floor: the reads alone");
+    double cpu_mig = migration("difference: demand paging GPU -> host", median(c_touch), median(c_floor), d2h_link);
+    double to_cpu_ms = bulk("cudaMemPrefetchAsync to the CPU", median(to_cpu), d2h_link);
+    line("CPU check + rewrite on resident pages", median(cpu_ms), "the CPU's own work");
+    auto compare = [&](const char* dir, double paged, double bulk_ms) {
+        if (paged > 0 && bulk_ms > 0)
+            std::printf("%s: demand paging took %.1fx the prefetch's time (%s)\n", dir, paged / bulk_ms,
+                        paged > bulk_ms ? "the prefetch is faster" : "demand paging was not slower this time");
+        else
+            std::printf("%s: no comparison (a figure above could not be separated)\n", dir);
+    };
+    compare("host -> GPU", gpu_mig, to_gpu_ms);
+    compare("GPU -> host", cpu_mig, to_cpu_ms);
 
+    CHECK(cudaFree(sink));
     CHECK(cudaFree(data));
     return verdict.finish();
 }

@@ -163,6 +163,10 @@ int main(int argc, char** argv) {
     // write it has not run (a capture records, it does not execute): d_w needs defined content
     // (compute-sanitizer --tool initcheck reports a copy of never-written memory). The copy's result is unused.
     CHECK(cudaMemset(d_w, 0, bytes));
+    // The streams below are non-blocking: nothing orders them after the legacy stream's work above
+    // (cudaMemset returns before the device has done it, a pageable cudaMemcpy before its DMA has
+    // landed). The producer in s2 reads d_in and writes d_x: wait for the set-up first.
+    CHECK(cudaDeviceSynchronize());
     cudaStream_t s1, s2, s3;
     for (cudaStream_t* s : {&s1, &s2, &s3}) CHECK(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking));
 
@@ -351,7 +355,9 @@ int main(int argc, char** argv) {
         std::printf("   %-50s -> %s, %s\n", u.what, cudaGetErrorName(r), update_name(info.result));
         if (u.allowed) {
             verdict.check(r == cudaSuccess && info.result == cudaGraphExecUpdateSuccess, "update allowed: function");
-            CHECK(cudaMemset(d_w, 0, bytes));
+            // In s1, the graph's stream: a cudaMemset on the legacy stream would not be ordered before
+            // a graph in the non-blocking s1, and could land after the first add_to (w = 1).
+            CHECK(cudaMemsetAsync(d_w, 0, bytes, s1));
             CHECK(cudaGraphLaunch(ex, s1));  // now add_to: w = 0 + 1 twice
             CHECK(cudaGraphLaunch(ex, s1));
             CHECK(cudaStreamSynchronize(s1));
@@ -381,6 +387,7 @@ int main(int argc, char** argv) {
     CHECK(cudaMalloc(&d_rec, 3 * (launches + 2) * sizeof(long long)));
     CHECK(cudaMemset(d_counter, 0, sizeof(unsigned)));
     CHECK(cudaMemset(d_rec, 0xff, 3 * (launches + 2) * sizeof(long long)));
+    CHECK(cudaDeviceSynchronize());  // the counter is 0 before the launches in the non-blocking streams
     cudaGraph_t sg;
     CHECK(cudaGraphCreate(&sg, 0));
     int id = 0;
@@ -420,6 +427,7 @@ int main(int argc, char** argv) {
     cudaGraphExec_t sx2;
     CHECK(cudaGraphInstantiate(&sx2, sg, 0));
     CHECK(cudaMemset(d_counter, 0, sizeof(unsigned)));
+    CHECK(cudaDeviceSynchronize());  // as above: ls[0] and ls[1] do not wait for the legacy stream
     CHECK(cudaGraphLaunch(sx, ls[0]));
     CHECK(cudaGraphLaunch(sx2, ls[1]));
     CHECK(cudaDeviceSynchronize());

@@ -116,10 +116,12 @@ int main(int argc, char** argv) {
     CHECK(cudaMalloc(&d_out, n * sizeof(uint32_t)));
     CHECK(cudaMalloc(&d_launch, sizeof(int)));
     CHECK(cudaMallocHost(&h_out, n * sizeof(uint32_t)));
-    CHECK(cudaMemcpy(d_in, in.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
-    CHECK(cudaMemset(d_launch, 0, sizeof(int)));
     cudaStream_t s;
     CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    // Input and launch counter set in s, where the graph runs: on the legacy stream they would not be
+    // ordered before work in the non-blocking s.
+    CHECK(cudaMemcpyAsync(d_in, in.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice, s));
+    CHECK(cudaMemsetAsync(d_launch, 0, sizeof(int), s));
 
     // The library's work, captured: kernel -> copy to pinned host memory -> host node -> counter.
     Tally* tally = new Tally;

@@ -165,12 +165,15 @@ int main(int argc, char** argv) {
     CHECK(cudaMalloc(&m.b, bytes));
     CHECK(cudaMalloc(&m.c, bytes));
     CHECK(cudaMalloc(&m.d, bytes));
-    CHECK(cudaMemcpy(m.x, x.data(), bytes, cudaMemcpyHostToDevice));
     // Capture is not allowed on the legacy NULL stream, and a capturing blocking stream would make
     // every use of the legacy stream invalid (3.2.6.6.3.2): non-blocking streams.
     cudaStream_t s1, s2;
     CHECK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
     CHECK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
+    // The input goes up in s1, where the graphs run: a cudaMemcpy on the legacy stream would not be
+    // ordered before them (s1 is non-blocking), and from pageable memory it returns once the data is
+    // staged, before it has reached m.x.
+    CHECK(cudaMemcpyAsync(m.x, x.data(), bytes, cudaMemcpyHostToDevice, s1));
     cudaEvent_t fork, join;
     CHECK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
     CHECK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
@@ -199,7 +202,7 @@ int main(int argc, char** argv) {
     size_t nodes = 0, edges = 0;
     count_nodes_edges(api_graph, &nodes, &edges);
     std::printf("1. diamond A->{B,C}->D, graph API: %zu nodes, %zu edges\n", nodes, edges);
-    verdict.check(nodes == 4 && edges == 4, "API graph: 4 nodes, 4 edges");
+    verdict.note(nodes == 4 && edges == 4, "API graph: 4 nodes, 4 edges");  // what this program added
     cudaGraphExec_t api_exec;
     CHECK(cudaGraphInstantiate(&api_exec, api_graph, 0));  // CUDA 12+: (exec, graph, flags)
     std::vector<uint32_t> ref0 = diamond_cpu(x, p0);

@@ -197,9 +197,14 @@ int main(int argc, char** argv) {
     // stream (bench_ms), which wait for the blocking streams: the time is the whole pipeline.
     Verdict verdict;
     auto check = [&](Verdict& vd, const std::string& name) { vd.exact(name, expected.data(), h_out, n); };
+    // Before each checked run: a chunk never copied back fails the check, and so does a chunk never
+    // computed (d_out) and one computed before its upload or without it (d_in: every version
+    // uploads all of h_in itself, so the check sees a dropped or misordered H2D, not the data an
+    // earlier run left on the device).
     auto poison = [&] {
-        std::memset(h_out, 0xff, bytes);                   // a chunk never copied back fails the check
-        CHECK(cudaMemset(d_out, 0xff, bytes));            // ... and so does a chunk never computed
+        std::memset(h_out, 0xff, bytes);
+        CHECK(cudaMemset(d_out, 0xff, bytes));
+        CHECK(cudaMemset(d_in, 0xff, bytes));
         CHECK(cudaDeviceSynchronize());
     };
     table.param("n", n);

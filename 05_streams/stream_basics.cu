@@ -63,7 +63,10 @@ int main(int argc, char** argv) {
     // Checked run: streams created, work issued, streams destroyed while the work may still run.
     Verdict verdict;
     std::memcpy(hostPtr, input.data(), total * sizeof(float));
-    CHECK(cudaMemset(outputDevPtr, 0xff, total * sizeof(float)));  // NaN: an unwritten element fails
+    // NaN in both device buffers: an element never computed, or computed before (or without) its
+    // upload, fails. The legacy stream's memsets are ordered before the blocking streams' work.
+    CHECK(cudaMemset(outputDevPtr, 0xff, total * sizeof(float)));
+    CHECK(cudaMemset(inputDevPtr, 0xff, total * sizeof(float)));
     std::vector<cudaStream_t> stream(nstreams);
     for (auto& s : stream) CHECK(cudaStreamCreate(&s));
     issue(stream);
@@ -88,6 +91,7 @@ int main(int argc, char** argv) {
     // The timing runs applied the kernel repeatedly to hostPtr; one more checked run in 1 stream.
     reset();
     CHECK(cudaMemset(outputDevPtr, 0xff, total * sizeof(float)));
+    CHECK(cudaMemset(inputDevPtr, 0xff, total * sizeof(float)));
     issue({one});
     CHECK(cudaStreamSynchronize(one));
     verdict.exact("hostPtr = 2 * input + 1 (one stream)", expected.data(), hostPtr, total);

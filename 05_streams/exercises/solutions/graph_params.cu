@@ -55,9 +55,9 @@ int main(int argc, char** argv) {
     }
     uint32_t* d_x;
     CHECK(cudaMalloc(&d_x, n * sizeof(uint32_t)));
-    CHECK(cudaMemcpy(d_x, x.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
     cudaStream_t s;
     CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CHECK(cudaMemcpyAsync(d_x, x.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice, s));  // in s: before the graphs
 
     cudaGraphExec_t exec = nullptr;
     int instantiations = 0;

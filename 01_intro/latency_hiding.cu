@@ -17,7 +17,8 @@
 //         Checks: the load sums are exact (uint32 arithmetic modulo 2^32, order-independent);
 //         the FMA chains of a sample of threads are recomputed bit for bit on the CPU.
 // Build:  make latency_hiding       Run: ./latency_hiding [--n=2^26] [--fmas=16384] [--reps=10]
-// Output: one row per warps/SM: blocks x threads, GB/s at ILP 1/2/4/8, GFLOP/s at ILP 1/4; PASSED.
+// Output: one row per warps/SM: blocks x threads, GB/s at ILP 1/2/4/8, GFLOP/s at ILP 1/4; then,
+//         from that table, where each FMA column and the ILP 1 and 8 load columns level off; PASSED.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -47,6 +48,10 @@ __global__ void load_sum(const uint32_t* __restrict__ x, long long n, unsigned i
 
 // U independent chains of `rounds` dependent FMAs each; one store per thread.
 // fmaf: one rounding on the CPU and the GPU alike (a * b + c could be contracted on one side only).
+// `#pragma unroll 16` on the rounds loop: its body is then 16 x U FFMA and at most four other
+// instructions (counter, compare, branch; tests/sass_claims/01_intro.txt). With `#pragma unroll 1`
+// the ILP 1 loop is one FFMA in four issued instructions, which caps it at about a quarter of the
+// FP32 peak whatever the number of warps: its curve would show the loop, not the latency.
 __host__ __device__ inline float chain_start(long long tid, int u) { return fmaf((float)((tid * 7 + u) % 1000), 1e-3f, 1.0f); }
 template <int U>
 __global__ void fma_chains(float* out, int rounds, float a, float b) {
@@ -54,7 +59,7 @@ __global__ void fma_chains(float* out, int rounds, float a, float b) {
     float v[U];
 #pragma unroll
     for (int u = 0; u < U; ++u) v[u] = chain_start(tid, u);
-#pragma unroll 1
+#pragma unroll 16
     for (int r = 0; r < rounds; ++r) {
 #pragma unroll
         for (int u = 0; u < U; ++u) v[u] = __fmaf_rn(v[u], a, b);
@@ -72,6 +77,27 @@ static float fma_chains_cpu(long long tid, int U, int rounds, float a, float b) 
         s = s + v;
     }
     return s;
+}
+
+// FP32 lanes (FMA units) per SM, from the Programming Guide's arithmetic-instruction throughput
+// table (as in flop_byte.cu): no device attribute reports it.
+static int fp32_lanes_per_sm(int major, int minor) {
+    if (major == 7 || (major == 8 && minor == 0)) return 64;  // Volta, Turing, A100
+    return 128;                                               // sm_86, sm_89, sm_90 and newer
+}
+
+// Where a column of the table levels off, from its own data: the last row reached by doublings of
+// the warps that each still gave at least 1.5x (2x is linear growth: the added warps found issue
+// slots idle), and the first row within 10% of the column's best.
+static void print_level_off(const char* what, const std::vector<int>& warps, const std::vector<double>& rate,
+                            const char* unit, double peak, const char* guide) {
+    size_t linear = 0, near = 0, best = 0;
+    while (linear + 1 < rate.size() && rate[linear + 1] >= 1.5 * rate[linear]) ++linear;
+    for (size_t i = 0; i < rate.size(); ++i) best = rate[i] > rate[best] ? i : best;
+    while (rate[near] < 0.9 * rate[best]) ++near;
+    std::printf("%-11s: >= 1.5x per doubling of the warps up to %d warps/SM; within 10%% of its best (%.0f %s, "
+                "%.0f%% of peak) from %d warps/SM%s\n",
+                what, warps[linear], rate[best], unit, 100 * rate[best] / peak, warps[near], guide);
 }
 
 int main(int argc, char** argv) {
@@ -111,6 +137,8 @@ int main(int argc, char** argv) {
     std::printf("%8s %14s %9s | %6s %6s %6s %6s %10s | %9s %9s\n", "warps/SM", "blocks x thr", "smem/blk", "ILP 1",
                 "ILP 2", "ILP 4", "ILP 8", "", "ILP 1", "ILP 4");
     bool resident_ok = true, loads_ok = true, fma_ok = true;
+    std::vector<int> rows;                              // warps per SM of each row
+    std::vector<double> load1, load8, fma1, fma4;       // the columns the conclusion is drawn from
     for (int warps = 1; warps <= max_warps; warps *= 2) {
         const int block = 32 * std::min(warps, 4), k = warps / std::min(warps, 4);
         if (k > p.maxBlocksPerMultiProcessor) break;
@@ -171,8 +199,18 @@ int main(int argc, char** argv) {
         std::printf("%8d %7d x %-5d %8zuK | %6.0f %6.0f %6.0f %6.0f %9.1f%% | %9.0f %9.0f%s\n", warps, k, block,
                     smem >> 10, bw[0], bw[1], bw[2], bw[3], 100 * bw[3] / dev.peak_gbps, gflops[0], gflops[1],
                     row_ok ? "" : "  (API: not k blocks/SM)");
+        rows.push_back(warps);
+        load1.push_back(bw[0]), load8.push_back(bw[3]), fma1.push_back(gflops[0]), fma4.push_back(gflops[1]);
     }
-    verdict.check(resident_ok, "blocks per SM as intended (occupancy API)");
+    const double fp32_peak = sms * 2.0 * fp32_lanes_per_sm(p.major, p.minor) * dev.sm_clock_khz / 1e6;
+    std::printf("FP32 peak %.0f GFLOP/s (%d SMs x %d lanes x 2 x %.0f MHz). Where each column levels off:\n",
+                fp32_peak, sms, fp32_lanes_per_sm(p.major, p.minor), dev.sm_clock_khz / 1e3);
+    print_level_off("FMA ILP 1", rows, fma1, "GFLOP/s", fp32_peak, " (guide: 16)");
+    print_level_off("FMA ILP 4", rows, fma4, "GFLOP/s", fp32_peak, " (guide: 4)");
+    print_level_off("loads ILP 1", rows, load1, "GB/s", dev.peak_gbps, "");
+    print_level_off("loads ILP 8", rows, load8, "GB/s", dev.peak_gbps, "");
+    // The occupancy API against the program's own arithmetic: set-up, not a GPU result.
+    verdict.note(resident_ok, "blocks per SM as intended (occupancy API)");
     verdict.check(loads_ok, "load sums exact (every row, ILP)");
     verdict.check(fma_ok, "FMA chains bit-exact (sampled threads)");
 

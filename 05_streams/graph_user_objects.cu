@@ -21,7 +21,7 @@
 //             it saw every launch's data.
 //         The destructor must not call CUDA (it runs inside the driver, like a host function).
 // Build:  make graph_user_objects   (nvcc -std=c++17 -O3 -arch=native -I../common -o graph_user_objects graph_user_objects.cu)
-// Run:    ./graph_user_objects [--n=2^20] [--launches=5]
+// Run:    ./graph_user_objects [--n=2^20] [--launches=5] [--hold-ms=50]
 // Output: the reference-count story step by step with the destructor count after each step,
 //         the checks, PASSED.
 #include <atomic>
@@ -99,6 +99,7 @@ int main(int argc, char** argv) {
     Args args(argc, argv, "CUDA user objects: a graph-owned resource destroyed exactly once after the last launch.");
     long long n_arg = args.integer("n", 1 << 20, 1, 1 << 26, "elements the graph's kernel writes");
     int launches = (int)args.integer("launches", 5, 1, 1000, "launches of the executable graph");
+    int hold_ms = (int)args.integer("hold-ms", 50, 0, 10000, "how long a kernel holds the stream before the launches (ms)");
     args.parse_or_exit();
     int n = (int)n_arg;
 
@@ -156,14 +157,14 @@ int main(int argc, char** argv) {
                 g_destructor_calls.load());
     verdict.check(g_destructor_calls.load() == 0, "alive while the exec owns it");
 
-    hold<<<1, 1, 0, s>>>(50ull * 1000 * 1000);  // 50 ms ahead of the launches
+    hold<<<1, 1, 0, s>>>(hold_ms * 1000000ull);  // --hold-ms ahead of the launches
     CHECK_LAUNCH();
     for (int l = 0; l < launches; ++l) CHECK(cudaGraphLaunch(exec, s));
     // Destroyed without synchronizing: the queued launches keep the reference until they complete.
     CHECK(cudaGraphExecDestroy(exec));
     int calls_right_after = g_destructor_calls.load();
-    std::printf("launched %d times behind a 50 ms kernel, destroyed the exec at once: destructor calls %d%s\n",
-                launches, calls_right_after, calls_right_after == 0 ? " (release deferred)" : "");
+    std::printf("launched %d times behind a %d ms kernel, destroyed the exec at once: destructor calls %d%s\n",
+                launches, hold_ms, calls_right_after, calls_right_after == 0 ? " (release deferred)" : "");
 
     CHECK(cudaStreamSynchronize(s));
     // The release happens after the work completes, on a driver thread: poll, do not assume.

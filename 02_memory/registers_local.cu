@@ -76,10 +76,11 @@ __global__ void state_in_registers(const uint32_t* in, uint32_t* out, long long 
 // __launch_bounds__ does implicitly for a large block count): the words that do not fit are
 // stored to local memory and reloaded inside the loop ("spill stores/loads" in -Xptxas -v).
 // __maxnreg__ is a CUDA 12.4 keyword. An older nvcc gets a register cap from launch bounds instead:
-// 256 threads x 8 blocks = 2048 threads share an SM's 64K registers, 32 each (sm_80 and newer); an
-// sm_75 SM holds at most 1024 threads, so there the cap cannot go below 64 registers, which may
-// hold the whole state (the program then says so instead of failing its spill check). Such a kernel
-// must not be launched with more than 256 threads per block: main() launches it with 256 then.
+// 256 threads x 8 blocks = 2048 threads share an SM's 64K registers, 32 each, on sm_80 and sm_90,
+// whose SMs hold 2048 threads. An sm_86/sm_87/sm_89 SM holds at most 1536 threads (6 blocks: 42
+// registers) and an sm_75 SM 1024 (4 blocks: 64 registers), so there the cap may hold the whole
+// state (the program then says so instead of failing its spill check). Such a kernel must not be
+// launched with more than 256 threads per block: main() launches it with 256 then.
 #if __CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 4)
 #define SPILL_BOUND __maxnreg__(32)
 constexpr int kSpillMaxBlock = 1024;
@@ -87,6 +88,8 @@ constexpr bool kSpillCapExact = true;
 #else
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
 #define SPILL_BOUND __launch_bounds__(256, 4)
+#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890)
+#define SPILL_BOUND __launch_bounds__(256, 6)
 #else
 #define SPILL_BOUND __launch_bounds__(256, 8)
 #endif
@@ -100,7 +103,7 @@ __global__ void SPILL_BOUND state_spilled(const uint32_t* in, uint32_t* out, lon
 
 // win[] is indexed with (k + r) % W where r is known only at run time. Registers have no
 // address, so the compiler places win[] in local memory (a stack frame: "bytes stack frame" in
-// -Xptxas -v, STL to fill it, LDL to read it).
+// -Xptxas -v, STL to fill it, LDL to read it: on sm_90 4 STL.128 and 16 LDL).
 __global__ void window_dynamic_index(const uint32_t* in, uint32_t* out, long long n) {
     long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -178,8 +181,10 @@ int main(int argc, char** argv) {
     for (int k = 0; k < 4; ++k) local[k] = print_regs(kernels[k].name, kernels[k].kernel);
     if (!kSpillCapExact && local[1] == 0)  // nvcc < 12.4 on a GPU whose cap is 64 registers (above)
         std::printf("state_spilled did not spill: this nvcc has no __maxnreg__ and launch bounds cap it at 64 registers here\n");
-    verdict.check(local[0] == 0 && (local[1] > 0 || !kSpillCapExact) && local[2] == 0 && local[3] > 0,
-                  "local memory only where expected");
+    // What the compiler decided, not what the GPU computed: a note (the SASS claims of
+    // tests/sass_claims/02_memory.txt hold the LDL/STL counts).
+    verdict.note(local[0] == 0 && (local[1] > 0 || !kSpillCapExact) && local[2] == 0 && local[3] > 0,
+                 "local memory only where expected");
 
     auto check_against = [&](const std::vector<uint32_t>& expected) {
         return [&](Verdict& v, const std::string& name) {

@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
         std::printf("  %4d threads -> %d warp%s, %2d blocks, %2d warps, %4d threads (%.0f%% of the lanes in use)\n", b,
                     wpb, wpb > 1 ? "s" : "", blocks, blocks * wpb, blocks * b, 100.0 * b / (wpb * ws));
     }
-    verdict.check(whole_warps, "blocks/SM(B) == blocks/SM(ceil(B/32)*32), B = 1.." + std::to_string(p.maxThreadsPerBlock));
+    verdict.note(whole_warps, "blocks/SM(B) == blocks/SM(ceil(B/32)*32), B = 1.." + std::to_string(p.maxThreadsPerBlock));
     int full = 0;
     CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&full, fma_work, 256, 0));
     std::printf("resident threads on this GPU: %d SMs x %d = %d (the notes 2.2: \"at most SMs x warp\" = %d)\n", sms,

@@ -14,9 +14,11 @@
 //         cuDeviceGetAttribute is what cudaGetDeviceProperties calls underneath).
 //         As N 2.2 says, the number of CUDA cores per SM is not queryable: it follows from the CC.
 // Build:  make device_query      Run: ./device_query [--max-devices=8]
-// Output: one line per device, then a two-column table for the selected one, a few sanity
-//         checks (runtime <= driver version, limits ordered as documented), PASSED.
+// Output: one line per device, then a two-column table for the selected one, the check that a
+//         block of maxThreadsPerBlock threads runs and sees the properties' warp and block size,
+//         then notes (runtime <= driver version, limits ordered as documented), PASSED.
 #include <string>
+#include <vector>
 #include "common.cuh"
 
 static int attr(cudaDeviceAttr a, int dev) {
@@ -39,6 +41,10 @@ static const char* compute_mode_name(int m) {
 static void row(const char* name, const std::string& value) { std::printf("  %-34s %s\n", name, value.c_str()); }
 static std::string kb(size_t bytes) { return std::to_string(bytes / 1024) + " KB"; }
 static std::string yes(int v) { return v ? "yes" : "no"; }
+
+// What the device itself reports, to check the properties against: each thread of one block of
+// maxThreadsPerBlock threads writes the device's warpSize and the number of threads it sees.
+__global__ void self_report(int* out) { out[threadIdx.x] = warpSize * 65536 + blockDim.x; }
 
 int main(int argc, char** argv) {
     Args args(argc, argv, "Prints the device properties and attributes that later chapters rely on.");
@@ -101,21 +107,35 @@ int main(int argc, char** argv) {
     row("cooperative launch / cluster launch", yes(p.cooperativeLaunch) + " / " + yes(p.clusterLaunch));
 
     Verdict verdict;
+    // The GPU's own view, checked against the properties: a block of the maximum size runs, and every
+    // thread sees the warp size and block size that cudaDeviceProp reports.
+    {
+        int* d_out;
+        const int nt = p.maxThreadsPerBlock;
+        std::vector<int> got(nt), want(nt, p.warpSize * 65536 + nt);
+        CHECK(cudaMalloc(&d_out, nt * sizeof(int)));
+        CHECK(cudaMemset(d_out, 0xff, nt * sizeof(int)));
+        self_report<<<1, nt>>>(d_out);
+        CHECK_LAUNCH();
+        CHECK(cudaMemcpy(got.data(), d_out, nt * sizeof(int), cudaMemcpyDeviceToHost));
+        verdict.exact("device's warpSize * 65536 + blockDim.x", want.data(), got.data(), nt);
+        CHECK(cudaFree(d_out));
+    }
+    // The rest compares the API with itself or with documented constants: notes, not checks.
     // A runtime needs a driver at least as new (G 3.3: the driver API is backward compatible only).
-    verdict.check(runtime <= driver, "runtime version <= driver version");
-    verdict.check(p.warpSize == 32 && p.maxThreadsPerBlock == 1024 && p.maxThreadsDim[0] == 1024 &&
-                      p.maxThreadsDim[2] == 64 && p.maxGridSize[0] == 0x7fffffff,
-                  "documented limits (warp 32, block 1024)");
-    verdict.check(p.maxThreadsPerBlock <= p.maxThreadsPerMultiProcessor && p.regsPerBlock <= p.regsPerMultiprocessor &&
-                      p.sharedMemPerBlock <= (size_t)optin && (size_t)optin <= p.sharedMemPerMultiprocessor &&
-                      p.persistingL2CacheMaxSize <= p.l2CacheSize,
-                  "block limits <= SM limits");
+    verdict.note(runtime <= driver, "runtime version <= driver version");
+    verdict.note(p.warpSize == 32 && p.maxThreadsPerBlock == 1024 && p.maxThreadsDim[0] == 1024 &&
+                     p.maxThreadsDim[2] == 64 && p.maxGridSize[0] == 0x7fffffff,
+                 "documented limits (warp 32, block 1024)");
+    verdict.note(p.maxThreadsPerBlock <= p.maxThreadsPerMultiProcessor && p.regsPerBlock <= p.regsPerMultiprocessor &&
+                     p.sharedMemPerBlock <= (size_t)optin && (size_t)optin <= p.sharedMemPerMultiprocessor &&
+                     p.persistingL2CacheMaxSize <= p.l2CacheSize,
+                 "block limits <= SM limits");
     int sm_attr = attr(cudaDevAttrMultiProcessorCount, id);
-    lab_corrupt(&sm_attr, 1);  // CUDA_LAB_CORRUPT: this cross-check must be able to fail (corrupt.h)
-    verdict.check(sm_attr == p.multiProcessorCount &&
-                      (size_t)optin == p.sharedMemPerBlockOptin && attr(cudaDevAttrL2CacheSize, id) == p.l2CacheSize,
-                  "attributes agree with cudaDeviceProp");
-    verdict.check(dev.mem_clock_khz > 0 && dev.sm_clock_khz > 0 && p.memoryBusWidth > 0,
-                  "clocks and bus width from attributes");
+    verdict.note(sm_attr == p.multiProcessorCount &&
+                     (size_t)optin == p.sharedMemPerBlockOptin && attr(cudaDevAttrL2CacheSize, id) == p.l2CacheSize,
+                 "attributes agree with cudaDeviceProp");
+    verdict.note(dev.mem_clock_khz > 0 && dev.sm_clock_khz > 0 && p.memoryBusWidth > 0,
+                 "clocks and bus width from attributes");
     return verdict.finish();
 }

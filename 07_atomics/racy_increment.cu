@@ -5,20 +5,34 @@
 //         G 4.1 SIMT 架构 (when the threads of a warp write one location with a non-atomic
 //         instruction, only one write is guaranteed to land, and which one is undefined; an atomic
 //         instruction's read-modify-writes all happen, serialized).
-// Shows:  every thread adds 1, --iters times, to one counter in four ways:
+// Shows:  every thread adds 1, --iters times, to one counter in five ways:
 //           racy global    volatile load, add, store on global memory: threads that read the same
 //                          old value all store old + 1, and all but one increment are lost
 //           racy shared    the same on a __shared__ counter per block (what compute-sanitizer
 //                          racecheck can see: it checks shared memory only)
-//           atomic global  atomicAdd on the global counter
+//           atomic global  atomicAdd on the global counter. The compiler (ptxas) sees that every
+//                          lane of a warp adds 1 to the same address and aggregates them: one vote
+//                          of the active lanes (VOTEU.ANY), their count (POPC), and ONE reduction
+//                          (REDG on sm_90, RED on sm_75) adding that count, sent by one lane (even
+//                          inline PTX red.global.add is aggregated so: ptxas does it). So
+//                          threads x iters increments reach L2 as (threads / 32) x iters atomics.
+//           atomic lanes   the same atomicAdd, but each lane's address is counter + offset[i],
+//                          with offset[] all 0 in memory: the compiler cannot prove that the lanes
+//                          share one address, so it cannot aggregate: no vote, and every lane's
+//                          REDG goes to L2 - threads x iters atomics on one address.
 //           atomic shared  atomicAdd on a __shared__ counter, then one global atomicAdd per block
+//                          (aggregated too: on sm_90 the shared +1 is ATOMS.POPC.INC.32, one
+//                          instruction per warp that adds the number of active lanes; on sm_75 a
+//                          vote, POPC and one ATOMS.ADD)
 //         The atomic totals must equal threads x iters exactly; the racy totals are printed with
 //         the share of updates lost (no fixed number is asserted: it depends on the GPU and timing,
 //         only that a racy total can never exceed the exact one).
 // Build:  make racy_increment   (nvcc -std=c++17 -O3 -arch=native -I../common -o racy_increment racy_increment.cu)
 // Run:    ./racy_increment [--threads=2^20] [--iters=16] [--reps=5]
-// Output: the four totals, updates lost, times, PASSED (if both atomic totals are exact).
+// Output: the five totals, updates lost, times, the atomics per warp and the lanes / global ratio,
+//         PASSED (if the three atomic totals are exact).
 //         compute-sanitizer --tool racecheck ./racy_increment  reports the shared-memory hazards.
+#include <algorithm>
 #include <string>
 #include "common.cuh"
 
@@ -47,6 +61,16 @@ __global__ void atomic_global(unsigned* counter, int n, int iters) {
     for (int k = 0; k < iters; ++k) atomicAdd(counter, 1u);
 }
 
+// As atomic_global, with an address that only the data makes uniform (offset[i] == 0 for every i).
+// Aggregation needs a warp-uniform address that the compiler can prove; here it cannot, so each lane
+// sends its own reduction, and they all queue on one L2 address.
+__global__ void atomic_lanes(unsigned* counter, const unsigned* __restrict__ offset, int n, int iters) {
+    int i = blockIdx.x * BLOCK + threadIdx.x;
+    if (i >= n) return;
+    unsigned* c = counter + offset[i];
+    for (int k = 0; k < iters; ++k) atomicAdd(c, 1u);
+}
+
 __global__ void atomic_shared(unsigned* counter, int n, int iters) {
     __shared__ unsigned s;
     if (threadIdx.x == 0) s = 0;
@@ -68,21 +92,26 @@ int main(int argc, char** argv) {
 
     unsigned expected = (unsigned)n * (unsigned)iters;
     std::printf("%d threads x %d increments of one counter = %u expected\n\n", n, iters, expected);
-    unsigned* d_counter;
+    unsigned *d_counter, *d_offset;
     CHECK(cudaMalloc(&d_counter, sizeof(unsigned)));
+    CHECK(cudaMalloc(&d_offset, (size_t)n * sizeof(unsigned)));
+    CHECK(cudaMemset(d_offset, 0, (size_t)n * sizeof(unsigned)));  // every lane's address: counter + 0
     int blocks = (n + BLOCK - 1) / BLOCK;
 
     Verdict verdict;
-    const char* names[] = {"racy global", "racy shared", "atomic global", "atomic shared"};
-    unsigned totals[4];
+    const int WAYS = 5;
+    const char* names[WAYS] = {"racy global", "racy shared", "atomic global", "atomic lanes", "atomic shared"};
+    unsigned totals[WAYS];
+    double times[WAYS];
     std::printf("%-14s %12s %14s %10s\n", "way", "total", "updates lost", "time ms");
-    for (int w = 0; w < 4; ++w) {
+    for (int w = 0; w < WAYS; ++w) {
         auto launch = [&] {
             CHECK(cudaMemsetAsync(d_counter, 0, sizeof(unsigned)));
             switch (w) {
                 case 0: racy_global<<<blocks, BLOCK>>>(d_counter, n, iters); break;
                 case 1: racy_shared<<<blocks, BLOCK>>>(d_counter, n, iters); break;
                 case 2: atomic_global<<<blocks, BLOCK>>>(d_counter, n, iters); break;
+                case 3: atomic_lanes<<<blocks, BLOCK>>>(d_counter, d_offset, n, iters); break;
                 default: atomic_shared<<<blocks, BLOCK>>>(d_counter, n, iters); break;
             }
         };
@@ -95,12 +124,27 @@ int main(int argc, char** argv) {
         double ms = bench_ms(launch, reps);
         std::printf("%-14s %12u %13.2f%% %10.3f\n", names[w], total, 100.0 * ((double)expected - total) / expected, ms);
         totals[w] = total;
+        times[w] = ms;
     }
     std::printf("(the racy totals differ from run to run; with very few threads none may be lost)\n\n");
-    for (int w = 0; w < 4; ++w) {
+    // What reaches L2 follows from the SASS (tests/sass_claims/07_atomics.txt): atomic global sends one
+    // reduction per warp and iteration, atomic lanes one per thread and iteration.
+    long long warps = 0;
+    for (int b = 0; b < blocks; ++b) warps += (std::min(BLOCK, n - b * BLOCK) + 31) / 32;
+    long long per_warp = warps * iters, per_lane = (long long)n * iters;
+    std::printf("global atomics on one address: %lld increments\n", per_lane);
+    std::printf("  atomic global: aggregated by the compiler, one REDG per warp and iteration = %lld L2 atomics, %.3f ms\n",
+                per_warp, times[2]);
+    std::printf("  atomic lanes:  not aggregated, one REDG per lane and iteration     = %lld L2 atomics, %.3f ms\n",
+                per_lane, times[3]);
+    if (times[2] > 0)
+        std::printf("  lanes / aggregated: %.1fx the time for %.1fx the L2 atomics\n\n", times[3] / times[2],
+                    (double)per_lane / per_warp);
+    for (int w = 0; w < WAYS; ++w) {
         if (w >= 2) verdict.check(totals[w] == expected, std::string(names[w]) + " total exact");
         else verdict.check(totals[w] <= expected, std::string(names[w]) + " total <= exact (none invented)");
     }
     CHECK(cudaFree(d_counter));
+    CHECK(cudaFree(d_offset));
     return verdict.finish();
 }

@@ -32,6 +32,10 @@ constexpr int BLOCK = 256, CPU_THREADS = 2, SYS_BLOCKS = 8;
 
 // Block scope: only threads of this block touch `s`, so block scope is enough (and the shared
 // memory atomic never leaves the SM). Thread 0 then publishes the block's sum.
+// The scope is in the instruction: ATOM.E.ADD.STRONG.SM here (sm_90; .CTA on sm_75), .GPU for device
+// scope, .SYS for system scope. The compiler also sums a warp's values first and one lane issues
+// the warp's single atomic: REDUX.SUM on sm_90; sm_75 has no REDUX and, when all 32 lanes are active
+// (VOTE.ANY), sums with a tree of five SHFL.BFLY, else issues one atomic per lane.
 __global__ void block_sums(const unsigned* x, int n, unsigned* sums) {
     __shared__ unsigned s;
     if (threadIdx.x == 0) s = 0;
@@ -43,6 +47,8 @@ __global__ void block_sums(const unsigned* x, int n, unsigned* sums) {
 }
 
 // Device scope: every thread of the grid adds to one counter and offers its value to one maximum.
+// In the SASS the 32-bit maximum is aggregated per warp (sm_90: REDUX.MAX, one ATOM.E.MAX; sm_75: a
+// SHFL.BFLY tree), the 64-bit sum is not (no vote, no REDUX, no shuffle): one ATOM.E.ADD.64 per lane.
 __global__ void device_total(const unsigned* x, int n, unsigned long long* total, unsigned* maximum) {
     int i = blockIdx.x * BLOCK + threadIdx.x;
     if (i >= n) return;
@@ -50,7 +56,11 @@ __global__ void device_total(const unsigned* x, int n, unsigned long long* total
     cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*maximum).fetch_max(x[i], cuda::memory_order_relaxed);
 }
 
-// System scope: the counter is shared with CPU threads.
+// System scope: the counter is shared with CPU threads. Every lane adds 1 to one address, so the
+// compiler aggregates the warp: a vote of the active lanes (VOTEU.ANY), their count (UPOPC) and ONE
+// atomic per warp and iteration adding that count (ATOM.E.ADD.64.STRONG.SYS here, REDG...SYS in the
+// mapped version; sm_75: the same vote, ATOM / RED). The GPU's increments therefore reach memory as
+// 1/32 as many atomics, and the CPU threads compete with those.
 __global__ void system_count(unsigned long long* counter, int iters) {
     cuda::atomic_ref<unsigned long long, cuda::thread_scope_system> c(*counter);
     for (int k = 0; k < iters; ++k) c.fetch_add(1, cuda::memory_order_relaxed);
@@ -144,6 +154,9 @@ int main(int argc, char** argv) {
     long long gpu_ops = (long long)SYS_BLOCKS * BLOCK * gpu_iters;
     std::printf("system scope: %d GPU blocks x %d threads x %d increments, %d CPU threads at the same time\n", SYS_BLOCKS,
                 BLOCK, gpu_iters, CPU_THREADS);
+    std::printf("  (the compiler aggregates each warp's increments of the one counter: the GPU's %lld increments\n"
+                "   are %lld atomics, one per warp and iteration; SASS: VOTEU.ANY, UPOPC, one ATOM/REDG per warp)\n",
+                gpu_ops, gpu_ops / 32);
     if (managed && concurrent) {
         unsigned long long* counter;
         CHECK(cudaMallocManaged(&counter, sizeof(unsigned long long)));

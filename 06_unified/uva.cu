@@ -126,14 +126,16 @@ int main(int argc, char** argv) {
     };
     void* mapped_dev = nullptr;
     CHECK(cudaHostGetDevicePointer(&mapped_dev, p[MAPPED], 0));
-    verdict.check(at[PAGEABLE].type == cudaMemoryTypeUnregistered, "malloc: Unregistered");
-    verdict.check(host_kind(PINNED, true), "cudaMallocHost: Host, devicePointer = ptr");
-    verdict.check(host_kind(MAPPED, true) && mapped_dev == p[MAPPED], "mapped: cudaHostGetDevicePointer = ptr");
-    verdict.check(host_kind(REGISTERED, host_ptr_ok != 0), "cudaHostRegister: Host, device alias");
-    verdict.check(at[DEVICE].type == cudaMemoryTypeDevice && at[DEVICE].device == dev.id &&
+    // The runtime's answers against the documentation: no GPU computed them, so they are notes;
+    // the kernels on each alias (2) and the copies (3) are the checks.
+    verdict.note(at[PAGEABLE].type == cudaMemoryTypeUnregistered, "malloc: Unregistered");
+    verdict.note(host_kind(PINNED, true), "cudaMallocHost: Host, devicePointer = ptr");
+    verdict.note(host_kind(MAPPED, true) && mapped_dev == p[MAPPED], "mapped: cudaHostGetDevicePointer = ptr");
+    verdict.note(host_kind(REGISTERED, host_ptr_ok != 0), "cudaHostRegister: Host, device alias");
+    verdict.note(at[DEVICE].type == cudaMemoryTypeDevice && at[DEVICE].device == dev.id &&
                       at[DEVICE].devicePointer == p[DEVICE] && (host_tables || at[DEVICE].hostPointer == nullptr),
                   "cudaMalloc: Device, no host alias");
-    verdict.check(at[MANAGED].type == cudaMemoryTypeManaged && at[MANAGED].device == dev.id &&
+    verdict.note(at[MANAGED].type == cudaMemoryTypeManaged && at[MANAGED].device == dev.id &&
                       at[MANAGED].devicePointer == p[MANAGED] && at[MANAGED].hostPointer == p[MANAGED],
                   "managed: one address for host and device");
 

@@ -17,8 +17,10 @@ two chains stay scalar", "the struct is stored with one 16-byte store"), written
 - instruction: a regular expression matched at the start of each instruction's opcode with its
   modifiers ("LDG", "LDG\\.E\\.128", "HFMA2(\\.|$)", "BAR\\.SYNC", "STL"), the predicate (@P0) removed.
 - count: [scope] OP N, OP one of == >= <= (a bare N means ==). scope: `function` (the default: every
-  instruction of the function) or `max-loop` (the loop body with the most matches: the instructions
-  from a backward branch's target to the branch, so an unrolled loop shows its copies).
+  instruction of the function), `max-loop` (the loop body with the most matches: the instructions
+  from a backward branch's target to the branch, so an unrolled loop shows its copies), or
+  `before:REGEX` (the matches that come before the first instruction whose opcode REGEX matches, in
+  address order: "all four loads are issued before the first store" is `LDG | before:STG ==4`).
 - claim: where the sentence is (file:line or README section) and what it says.
 
 The SASS comes from the program as built when the binary holds that architecture's code (cuobjdump
@@ -45,7 +47,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 CLAIMS_DIR = ROOT / "tests" / "sass_claims"
 OPS = {"==": lambda a, b: a == b, ">=": lambda a, b: a >= b, "<=": lambda a, b: a <= b}
-SCOPES = ("function", "max-loop")
+SCOPES = ("function", "max-loop")  # and before:REGEX
 
 
 @dataclass
@@ -67,11 +69,13 @@ class Claim:
 def parse_count(spec, where):
     parts = spec.split()
     scope = "function"
-    if parts and parts[0] in SCOPES:
+    if parts and (parts[0] in SCOPES or parts[0].startswith("before:")):
         scope, parts = parts[0], parts[1:]
+        if scope.startswith("before:"):
+            re.compile(scope[len("before:"):])
     m = re.fullmatch(r"(==|>=|<=)?\s*(\d+)", " ".join(parts))
     if not m:
-        raise ValueError(f"{where}: count '{spec}' is not [function|max-loop] (==|>=|<=)N")
+        raise ValueError(f"{where}: count '{spec}' is not [function|max-loop|before:REGEX] (==|>=|<=)N")
     return scope, m.group(1) or "==", int(m.group(2))
 
 
@@ -231,6 +235,10 @@ def count(instrs, pattern, scope):
     hits = [a for a, op, _ in instrs if rx.match(op)]
     if scope == "function":
         return len(hits)
+    if scope.startswith("before:"):
+        stop = re.compile(scope[len("before:"):])
+        first = next((a for a, op, _ in instrs if stop.match(op)), None)
+        return sum(1 for a in hits if first is None or a < first)
     ls = loops(instrs)
     return max((sum(1 for a in hits if s <= a <= e) for s, e in ls), default=0)
 

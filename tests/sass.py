@@ -22,6 +22,8 @@ two chains stay scalar", "the struct is stored with one 16-byte store"), written
   `before:REGEX` (the matches that come before the first instruction whose opcode REGEX matches, in
   address order: "all four loads are issued before the first store" is `LDG | before:STG ==4`).
 - claim: where the sentence is (file:line or README section) and what it says.
+Columns are separated by '|'; inside a regular expression an alternative is written '\|'
+("^void matrix_transpose_(shared\|padded)<").
 
 The SASS comes from the program as built when the binary holds that architecture's code (cuobjdump
 -sass -arch), else from a cubin compiled here with the program's own make command line (make -n -B,
@@ -88,8 +90,9 @@ def load_claims(chapter=None, path=CLAIMS_DIR):
             line = raw.strip()
             if not line or line.startswith("#"):
                 continue
-            cols = [c.strip() for c in line.split("|", 5)]
-            where = f"{f.relative_to(ROOT)}:{lineno}"
+            # columns split at '|'; a regex alternative is written '\|' (then the plain '|')
+            cols = [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line, maxsplit=5)]
+            where = f"{f.relative_to(ROOT) if f.is_relative_to(ROOT) else f}:{lineno}"
             if len(cols) != 6:
                 raise ValueError(f"{where}: expected 6 '|'-separated columns, got {len(cols)}")
             program, kernel, arch, instr, count, text = cols

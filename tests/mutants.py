@@ -37,7 +37,8 @@ A program whose lesson is only a timing (or a printout with nothing to get wrong
     tests/mutants.py --list                 the mutants and the timing-only programs, no GPU
     tests/mutants.py --apply NAME DIR       write the mutated chapter folder to DIR (to read or build it)
 The mutated copies are built in .mutants/ (ignored by git); the summary line:
-    mutants: P programs with mutants, M mutants, C caught, U not caught, B not built; T timing-only
+    mutants: P programs with mutants, M mutants, C caught, U not caught, S skipped (this GPU cannot
+    run them: exit 77, e.g. two GPUs needed), B not built; T timing-only programs
 """
 import argparse
 import os
@@ -239,6 +240,8 @@ def outcome(rc, last):
         return "caught"
     if rc == 0 and last == "PASSED":
         return "NOT CAUGHT"
+    if rc == 77 and last.startswith("SKIPPED"):
+        return f"skipped ({last[9:80]})"
     return f"other (exit {rc}: {last[:80]})"
 
 
@@ -303,7 +306,7 @@ def main():
             res = outcome(rc, last)
             if log:
                 log.write(f"===== {m.id} run {tries}: {res}\n{out}\n")
-            if res.startswith("caught"):
+            if res.startswith(("caught", "skipped")):
                 break
         results.append((m, res, tries))
         plain = ""
@@ -318,10 +321,11 @@ def main():
         print(f"  {m.id:55} {res}{f' (run {tries} of {m.runs})' if m.runs > 1 else ''}{' [stress]' if m.stress else ''}{plain}")
     caught = sum(r.startswith("caught") for _, r, _ in results)
     unbuilt = sum(r == "not built" for _, r, _ in results)
+    skipped = sum(r.startswith("skipped") for _, r, _ in results)
     print(f"mutants: {len({m.program for m in gpu})} programs with mutants, {len(gpu)} mutants, {caught} caught, "
-          f"{len(gpu) - caught - unbuilt} not caught, {unbuilt} not built; {len(timing)} timing-only programs; "
-          f"{time.monotonic() - t0:.0f} s")
-    return 0 if caught == len(gpu) else 1
+          f"{len(gpu) - caught - unbuilt - skipped} not caught, {skipped} skipped (this GPU cannot run them), "
+          f"{unbuilt} not built; {len(timing)} timing-only programs; {time.monotonic() - t0:.0f} s")
+    return 0 if caught + skipped == len(gpu) else 1
 
 
 if __name__ == "__main__":

@@ -28,14 +28,15 @@
 // TILE x TILE tile, TILE / ROWS elements per thread: fewer, busier threads keep several loads in
 // flight each, and the block is small enough for 8 blocks per SM.
 // Loads in flight: every kernel below first loads its TILE / ROWS elements into registers, then
-// stores them, and takes in and out as __restrict__. Without __restrict__ nvcc must assume that a
-// store to out may change in, so it cannot move a load above an earlier store: the direct kernels
-// then alternated LDG STG LDG STG, one load in flight per thread, while the [32][32] shared-tile
+// stores them, and takes in and out as __restrict__. Written as one loop (load, store, load, store)
+// with plain pointers, nvcc must assume that a store to out may change in, so it cannot move a load
+// above an earlier store: the direct kernels then alternated LDG STG LDG STG, one load in flight per
+// thread, while the [32][32] shared-tile
 // kernels (whose global stores wait behind a barrier) had all four in flight (the 64 x 64 tile: one,
 // then seven, as a tile store waited for the first). Now each kernel issues all its
 // loads (LDG.E.CONSTANT: __restrict__ const also lets nvcc use the read-only path, for all five alike)
-// before its first store (SASS: tests/sass_claims/03_shared.txt), so the versions differ only in how
-// they access memory. The shared-tile kernels load from a clamped address (an edge thread reloads a
+// before its first store (SASS: tests/sass_claims/03_shared.txt; the two loops alone already give
+// that order), so the versions differ only in how they access memory. The shared-tile kernels load from a clamped address (an edge thread reloads a
 // valid element it then does not store): with a test around each load ptxas placed some of the tile
 // stores between the loads of the 64 x 64 tile.
 constexpr int TILE = 32, ROWS = 8;

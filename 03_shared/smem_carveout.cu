@@ -140,10 +140,11 @@ int main(int argc, char** argv) {
         int by_hand = std::min({by_smem, by_threads, dev.prop.maxBlocksPerMultiProcessor});
         std::printf("by hand at MaxShared: min(%d by shared, %d by threads, %d by blocks) = %d (%d by registers)\n",
                     by_smem, by_threads, dev.prop.maxBlocksPerMultiProcessor, by_hand, by_regs);
-        if (by_regs >= by_hand) verdict.check(api_max_shared == by_hand, "API blocks/SM at 100% == by hand");
-        verdict.check(std::is_sorted(model_sweep.begin(), model_sweep.end()),
-                      "model: more carveout, never fewer blocks");
-        verdict.check(model_sweep.front() >= 1, "model: 0% still fits one block");
+        // Notes, not checks: the occupancy API against a host model of it, and the model itself, are
+        // no GPU result (the kernel's results are checked above).
+        if (by_regs >= by_hand) verdict.note(api_max_shared == by_hand, "API blocks/SM at 100% == by hand");
+        verdict.note(std::is_sorted(model_sweep.begin(), model_sweep.end()), "model: more carveout, never fewer blocks");
+        verdict.note(model_sweep.front() >= 1, "model: 0% still fits one block");
     }
     std::printf("(the carveout is a hint; ncu's launch__shared_mem_config_size shows what was applied)\n");
 

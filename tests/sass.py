@@ -15,7 +15,9 @@ two chains stay scalar", "the struct is stored with one 16-byte store"), written
 - arch: sm_75, sm_80, sm_86, sm_89, sm_90 ...: the SASS of that architecture. Claims are for sm_90 and
   for an older architecture where the compiler does otherwise.
 - instruction: a regular expression matched at the start of each instruction's opcode with its
-  modifiers ("LDG", "LDG\\.E\\.128", "HFMA2(\\.|$)", "BAR\\.SYNC", "STL"), the predicate (@P0) removed.
+  modifiers ("LDG", "LDG\\.E\\.128", "HFMA2(\\.|$)", "BAR\\.SYNC", "STL"), the predicate (@P0) removed;
+  a pattern with a space in it is matched against the whole instruction, opcode and operands
+  ("HFMA2 .*\\.H0_H0": a packed instruction that uses one half of its registers).
 - count: [scope] OP N, OP one of == >= <= (a bare N means ==). scope: `function` (the default: every
   instruction of the function), `max-loop` (the loop body with the most matches: the instructions
   from a backward branch's target to the branch, so an unrolled loop shows its copies), or
@@ -235,7 +237,8 @@ def loops(instrs):
 
 def count(instrs, pattern, scope):
     rx = re.compile(pattern)
-    hits = [a for a, op, _ in instrs if rx.match(op)]
+    whole = " " in pattern  # operands too
+    hits = [a for a, op, rest in instrs if rx.match(f"{op} {rest}" if whole else op)]
     if scope == "function":
         return len(hits)
     if scope.startswith("before:"):
@@ -258,7 +261,10 @@ class SassCache:
         if key not in self.cache:
             chapter, name = program.split("/")
             binary = ROOT / chapter / name
-            if binary.exists() and arch in binary_archs(binary):
+            # the built program, if it is newer than its source (a stale build would test old code)
+            src = ROOT / chapter / f"{name}.cu"
+            fresh = binary.exists() and (not src.exists() or binary.stat().st_mtime >= src.stat().st_mtime)
+            if fresh and arch in binary_archs(binary):
                 path = binary
             else:
                 path = cubin(ROOT / chapter, name, arch, workdir=self.workdir)

@@ -16,6 +16,9 @@
 //         counting. The __half2 / __nv_bfloat162 rows add v to .x and 1.0 to .y of the same 32-bit
 //         word: each half is rounded on its own, and 1.0 stalls on a tie (2048 + 1 is halfway between
 //         2048 and 2050 in half: ties go to the even 2048; bfloat16: 256).
+//         A lane that stalls ends at its stall value however many adds were lost before, so its
+//         check cannot see lost adds; at the default size only float does not stall (a smaller
+//         --threads, e.g. 2003 on 7 cells, keeps every lane below its stall).
 //         A version the GPU cannot run is skipped with its reason; the others still run.
 // Build:  make atomic_half        Run: ./atomic_half [--threads=2^20] [--cells=4] [--value=0.1]
 // Output: one row per type (cell 0: start, exact sum, GPU result, CPU model, where it stalls), a
@@ -76,9 +79,15 @@ __device__ void atomic_add(__half* a, __half v) {
     __trap();
 #endif
 }
-__device__ void atomic_add(__half2* a, __half2 v) { atomicAdd(a, v); }  // native from sm_60 (CUDA 13: a CAS loop below)
+// The machine code (SASS, tests/sass_claims/07_atomics.txt): float is one RED.ADD.F32 per thread
+// (the result is unused); __half2 one ATOM.E.ADD.F16x2 (sm_75 .. sm_90: both halves in one 32-bit
+// instruction, each rounded on its own); __nv_bfloat162 one ATOM.E.ADD.BF16x2 on sm_90 and a CAS
+// loop on sm_80. The scalar __half and __nv_bfloat16 are a CAS loop on the containing 32-bit word on
+// every target, sm_90 included: the PTX has atom.add.noftz.f16 / .bf16, which ptxas lowers to
+// ATOM.E.CAS. The rounding is the same either way: each add is round(s + v) in the type.
+__device__ void atomic_add(__half2* a, __half2 v) { atomicAdd(a, v); }  // the overload exists from sm_60
 __device__ void atomic_add(__nv_bfloat16* a, __nv_bfloat16 v) {
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800  // the notes: 8.x (CUDA 13's header: sm_70+, CAS below sm_90)
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800  // the notes: 8.x (CUDA 13's header: sm_70+)
     atomicAdd(a, v);
 #else
     (void)a, (void)v;

@@ -159,7 +159,7 @@ void notes_version(const DeviceInfo& dev, long long count, int reps, Verdict& ve
                 gpu32, exact);
     verdict.check(gpu32 == (unsigned)(uint64_t)exact, "notes' 32-bit sum = exact mod 2^32");
     std::printf("  notes' timing (host clock, first launch, pages on the CPU): %9.3f ms\n", notes_ms);
-    std::printf("  the kernel alone (events, median, data %s):   %9.3f ms   -> %.1fx of the notes' time is not the kernel\n",
+    std::printf("  the kernel alone (events, median, data %s):   %9.3f ms   -> the notes' time is %.1fx the kernel's\n",
                 concurrent ? "prefetched to GPU" : "already migrated", kernel_ms, notes_ms / kernel_ms);
     CHECK(cudaFree(source));
     CHECK(cudaFree(result));

@@ -26,7 +26,11 @@ once or more, as a block:
   (tests/stress.py: a random delay in front of every asynchronous operation) - for ordering bugs,
   which a quiet GPU hides.
 - expect: FAILED (the default: on a GPU) or sass: a claim of tests/sass_claims/ for this program no
-  longer holds on the mutated source (no GPU: tests/test_sass_claims.py checks these in make test).
+  longer holds on the mutated source (no GPU: tests/test_sass_claims.py checks these in make test),
+  or racecheck / synccheck: run under compute-sanitizer with that tool, caught when the tool reports
+  an error (or the program fails). Only for a bug that the program's own check cannot see every time
+  (a barrier removed between threads of one warp, whose results come out right by the schedule's
+  luck), with `why:` saying so: the chapter's lab teaches that tool for that bug.
 - lesson: what the mutant breaks, in a sentence.
 
 A program whose lesson is only a timing (or a printout with nothing to get wrong) has one block
@@ -143,8 +147,8 @@ def load_mutants(chapter=None, path=MUTANTS_DIR):
             elif key == "stress":
                 cur.stress = value.strip() == "yes"
             elif key == "expect":
-                if value.strip() not in ("FAILED", "sass"):
-                    raise ValueError(f"{where}: expect: FAILED or sass")
+                if value.strip() not in ("FAILED", "sass", "racecheck", "synccheck"):
+                    raise ValueError(f"{where}: expect: FAILED, sass, racecheck or synccheck")
                 cur.expect = value.strip()
             else:
                 setattr(cur, key, value.strip())
@@ -155,6 +159,8 @@ def load_mutants(chapter=None, path=MUTANTS_DIR):
             raise ValueError(f"{m.where}: a timing-only block has a why: and no edits")
         if not m.timing_only and (not m.edits or not m.lesson):
             raise ValueError(f"{m.where}: a mutant needs find:/replace: and lesson:")
+        if m.expect in ("racecheck", "synccheck") and not m.why:
+            raise ValueError(f"{m.where}: expect: {m.expect} needs why: (why the program's own check cannot see it)")
     return out
 
 
@@ -210,8 +216,8 @@ def apply(m, dest):
 
 
 def build(m, work=WORK, extra=()):
-    d = apply(m, work / f"{m.chapter}__{m.name}")
-    cmd = ["make", "--no-print-directory", "-C", str(d), m.binary] + list(extra)
+    d = apply(m, work / f"{m.chapter}__{m.binary}__{m.name}")
+    cmd = ["make", "--no-print-directory", "-C", str(d), m.binary, "WERROR="] + list(extra)
     if m.stress:
         cmd.append("CUDART=shared")
     r = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, MAKEFLAGS="", MAKELEVEL=""))
@@ -220,20 +226,30 @@ def build(m, work=WORK, extra=()):
 
 def run_one(m, d, args, timeout):
     env = dict(os.environ)
+    tool = []
+    if m.expect in ("racecheck", "synccheck"):
+        tool = ["compute-sanitizer", "--tool", m.expect, "--error-exitcode", "99", "--print-limit", "5"]
+        timeout *= 4
     if m.stress:
         sys.path.insert(0, str(ROOT / "tests"))
         import stress
         env = stress.stress_env(env)
     try:
-        r = subprocess.run([str(d / m.binary)] + args, capture_output=True, text=True, cwd=d, env=env,
+        r = subprocess.run(tool + [str(d / m.binary)] + args, capture_output=True, text=True, cwd=d, env=env,
                            timeout=timeout, errors="replace")
     except subprocess.TimeoutExpired:
         return None, f"timed out after {timeout} s", ""
     lines = r.stdout.strip().splitlines()
+    if tool:
+        found = re.search(r"ERROR SUMMARY: (\d+) error", r.stdout + r.stderr)
+        if r.returncode == 99 and found and int(found.group(1)) > 0:
+            return 1, f"FAILED: compute-sanitizer {m.expect}: {found.group(1)} errors", r.stdout + r.stderr
     return r.returncode, lines[-1] if lines else "", r.stdout + r.stderr
 
 
 def outcome(rc, last):
+    if rc == 1 and last.startswith("FAILED: compute-sanitizer"):
+        return "caught (" + last[len("FAILED: "):] + ")"
     if rc == 1 and last.startswith("FAILED: CUDA error"):
         return "caught (CUDA error)"
     if rc == 1 and last.startswith("FAILED"):
@@ -283,7 +299,7 @@ def main():
                 print(f"  {m.id}: {e}")
         print(f"mutants: {len(live)} mutants apply, {bad} do not; {len(timing)} timing-only programs")
         return 1 if bad else 0
-    gpu = [m for m in live if m.expect == "FAILED"]
+    gpu = [m for m in live if m.expect != "sass"]
     prepare_root()
     log = open(a.log, "a") if a.log else None
     t0 = time.monotonic()
@@ -320,9 +336,11 @@ def main():
                 log.write(f"===== {m.id} without the stress: {outcome(rc, last)}\n{out}\n")
         print(f"  {m.id:55} {res}{f' (run {tries} of {m.runs})' if m.runs > 1 else ''}{' [stress]' if m.stress else ''}{plain}")
     caught = sum(r.startswith("caught") for _, r, _ in results)
+    by_tool = sum(r.startswith("caught (compute-sanitizer") for _, r, _ in results)
     unbuilt = sum(r == "not built" for _, r, _ in results)
     skipped = sum(r.startswith("skipped") for _, r, _ in results)
-    print(f"mutants: {len({m.program for m in gpu})} programs with mutants, {len(gpu)} mutants, {caught} caught, "
+    print(f"mutants: {len({m.program for m in gpu})} programs with mutants, {len(gpu)} mutants, {caught} caught "
+          f"({caught - by_tool} by the program's check, {by_tool} by compute-sanitizer), "
           f"{len(gpu) - caught - unbuilt - skipped} not caught, {skipped} skipped (this GPU cannot run them), "
           f"{unbuilt} not built; {len(timing)} timing-only programs; {time.monotonic() - t0:.0f} s")
     return 0 if caught + skipped == len(gpu) else 1

@@ -10,7 +10,8 @@
 //     (half of them get none, the others 0 to the maximum);
 //   - every cudaMemset and cudaMemcpy, on the legacy default stream (or the per-thread one in a
 //     --default-stream per-thread build), which both may return before the device has done them
-//     (each gets half the maximum to the maximum).
+//     (each gets half the maximum to the maximum); a cudaMemcpy from pageable memory to the
+//     device returns as soon as its source is copied, before its DMA (below).
 // So the operation starts later than it would have, by a different amount each time, while its
 // stream's order (and every order the program states) still holds: only an order that was never
 // stated can break.
@@ -25,6 +26,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <mutex>
 #include <dlfcn.h>
 #include <unistd.h>
 #include <cuda_runtime.h>
@@ -156,7 +159,74 @@ FORWARD(cudaError_t, cudaGraphLaunch_ptsz, (cudaGraphExec_t g, cudaStream_t st),
 FORWARD(cudaError_t, cudaLaunchHostFunc, (cudaStream_t st, cudaHostFn_t fn2, void* u), (st, fn2, u), st)
 FORWARD_SYNC(cudaError_t, cudaMemset, (void* p, int v, size_t n), (p, v, n), nullptr)
 FORWARD_SYNC(cudaError_t, cudaMemset_ptds, (void* p, int v, size_t n), (p, v, n), cudaStreamPerThread)
-FORWARD_SYNC(cudaError_t, cudaMemcpy, (void* d, const void* s, size_t n, cudaMemcpyKind k), (d, s, n, k), nullptr)
+// cudaMemcpy from pageable host memory to the device returns "once the pageable buffer has been
+// copied to the staging memory for DMA transfer to device memory, but the DMA to final destination
+// may not have completed" (CUDA Runtime API, API synchronization behavior). Here it does exactly
+// that, as late as allowed: the source is copied into a pinned staging buffer of this library, and
+// the copy to the device goes into the legacy stream behind a delay, and the call returns at once.
+// Work in the legacy stream after it still sees the data; work in a non-blocking stream that never
+// waited for the legacy stream does not.
+namespace {
+struct Staging {
+    void* buf = nullptr;
+    size_t cap = 0;
+    cudaEvent_t done = nullptr;
+};
+std::mutex g_staging_lock;
+Staging g_staging[8];
+int g_staging_next = 0;
+
+bool pageable_to_device(void* d, const void* s, cudaMemcpyKind k) {
+    cudaPointerAttributes ad{}, as{};
+    if (cudaPointerGetAttributes(&as, s) != cudaSuccess || cudaPointerGetAttributes(&ad, d) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    return (k == cudaMemcpyHostToDevice || k == cudaMemcpyDefault) && as.type == cudaMemoryTypeUnregistered &&
+           ad.type == cudaMemoryTypeDevice;
+}
+}  // namespace
+
+extern "C" cudaError_t cudaMemcpy(void* d, const void* s, size_t n, cudaMemcpyKind k) {
+    using Fn = cudaError_t (*)(void*, const void*, size_t, cudaMemcpyKind);
+    using AsyncFn = cudaError_t (*)(void*, const void*, size_t, cudaMemcpyKind, cudaStream_t);
+    static Fn fn = real<Fn>("cudaMemcpy");
+    static AsyncFn async = real<AsyncFn>("cudaMemcpyAsync");
+    if (t_inside || g_captures.load() > 0 || n == 0 || n > (256u << 20) || !pageable_to_device(d, s, k)) {
+        delay(nullptr, true);
+        return fn(d, s, n, k);
+    }
+    ++t_inside;
+    cudaError_t e = cudaSuccess;
+    {
+        std::lock_guard<std::mutex> lock(g_staging_lock);
+        Staging& st = g_staging[g_staging_next];
+        g_staging_next = (g_staging_next + 1) % 8;
+        if (st.done) e = cudaEventSynchronize(st.done);  // the slot's previous copy has left it
+        if (e == cudaSuccess && st.cap < n) {
+            if (st.buf) cudaFreeHost(st.buf);
+            st.buf = nullptr, st.cap = 0;
+            e = cudaMallocHost(&st.buf, n);
+            if (e == cudaSuccess) st.cap = n;
+        }
+        if (e == cudaSuccess && !st.done) e = cudaEventCreateWithFlags(&st.done, cudaEventDisableTiming);
+        if (e == cudaSuccess) {
+            std::memcpy(st.buf, s, n);
+            --t_inside;
+            delay(nullptr, true);
+            ++t_inside;
+            e = async(d, st.buf, n, cudaMemcpyHostToDevice, nullptr);
+            if (e == cudaSuccess) e = cudaEventRecord(st.done, nullptr);
+        }
+    }
+    --t_inside;
+    if (e != cudaSuccess) {  // the staging route failed (out of pinned memory ...): the plain call
+        (void)cudaGetLastError();
+        delay(nullptr, true);
+        return fn(d, s, n, k);
+    }
+    return cudaSuccess;
+}
 FORWARD_SYNC(cudaError_t, cudaMemcpy_ptds, (void* d, const void* s, size_t n, cudaMemcpyKind k), (d, s, n, k),
         cudaStreamPerThread)
 

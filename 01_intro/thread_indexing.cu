@@ -7,7 +7,9 @@
 //         function getGlobalIdx_<grid>_<block>() numbers the threads 0..total-1 exactly once, and
 //         the threads of one block get consecutive numbers (block id = the guide's formula applied
 //         to blockIdx/gridDim, thread id = the formula applied to threadIdx/blockDim). The grid
-//         overshoots n, so threads with an index >= n must do nothing (the bounds check).
+//         overshoots n, so threads with an index >= n must do nothing (the bounds check). The 2D
+//         and 3D grids are about twice as wide (x) as tall (y): on a square one a formula that
+//         takes gridDim.y for gridDim.x would number every thread right.
 //         Finally a block of 1025 threads is refused. The guide and the notes name the error
 //         cudaErrorInvalidConfiguration; CUDA 13.0 (driver 580, H200) returns
 //         cudaErrorInvalidValue for it. Either is accepted; the one seen is printed.
@@ -18,6 +20,7 @@
 // Build:  make thread_indexing   Run: ./thread_indexing [--n=1000003]
 // Output: one line per layout with its grid and block shape and the check, the 1025-thread
 //         launch's error code, then PASSED.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -90,15 +93,17 @@ std::string check_layout(const std::vector<int>& hits, const std::vector<int>& b
     return "";
 }
 
-// Smallest grid of `dims` dimensions with at least `blocks` blocks, close to square/cubic.
+// A grid of `dims` dimensions with at least `blocks` blocks, its x extent about twice its y extent
+// (x = ceil(sqrt(2 * blocks)) > y for every blocks >= 1; in 3D x = 2y + 1): on a square grid,
+// gridDim.x == gridDim.y, a formula that multiplies by the wrong one (blockIdx.y * gridDim.y)
+// numbers the blocks right by luck and no check could see it.
 dim3 make_grid(long long blocks, int dims) {
     if (dims == 1) return dim3((unsigned)blocks);
     if (dims == 2) {
-        unsigned x = (unsigned)std::ceil(std::sqrt((double)blocks));
+        unsigned x = (unsigned)std::ceil(std::sqrt(2.0 * (double)blocks));
         return dim3(x, (unsigned)((blocks + x - 1) / x));
     }
-    unsigned x = (unsigned)std::ceil(std::cbrt((double)blocks));
-    unsigned y = x;
+    unsigned y = std::max(1u, (unsigned)std::lround(std::cbrt((double)blocks / 4))), x = 2 * y + 1;
     return dim3(x, y, (unsigned)((blocks + (long long)x * y - 1) / ((long long)x * y)));
 }
 

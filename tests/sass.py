@@ -24,8 +24,8 @@ two chains stay scalar", "the struct is stored with one 16-byte store"), written
   `before:REGEX` (the matches that come before the first instruction whose opcode REGEX matches, in
   address order: "all four loads are issued before the first store" is `LDG | before:STG ==4`).
 - claim: where the sentence is (file:line or README section) and what it says.
-Columns are separated by '|'; inside a regular expression an alternative is written '\|'
-("^void matrix_transpose_(shared\|padded)<").
+Columns are separated by '|'; inside a regular expression an alternative is written '\\|'
+("^void matrix_transpose_(shared\\|padded)<").
 
 The SASS comes from the program as built when the binary holds that architecture's code (cuobjdump
 -sass -arch), else from a cubin compiled here with the program's own make command line (make -n -B,

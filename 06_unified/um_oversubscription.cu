@@ -152,7 +152,7 @@ int main(int argc, char** argv) {
     long page = sysconf(_SC_PAGESIZE);
     size_t stride = (size_t)std::max(page, 1024L) / sizeof(uint32_t);  // words per host page (4 KB: 1024)
     GpuTimer gt;
-    long long bad = 0;  // words the CPU found different from what the GPU should have written
+    long long bad = 0;  // words (and read passes) the CPU found different from what the GPU should have written
 
     // The CPU's turn: check the GPU's last result (round > 0), then write the next input.
     auto cpu_pass = [&](int round) {
@@ -161,10 +161,14 @@ int main(int argc, char** argv) {
             data[i] = value(i, round);
         }
     };
-    auto cpu_touch_ms = [&] {
+    // The read pass sees the GPU's last result too: the sum of the words it read is compared (after
+    // the timer) with the CPU's own, so a pass that ran before the kernel was done counts as bad.
+    auto cpu_touch_ms = [&](uint32_t expect) {
         CpuTimer ct;
-        (void)touch_cpu(data, n, stride);
-        return ct.stop_ms();
+        uint32_t got = touch_cpu(data, n, stride);
+        double ms = ct.stop_ms();
+        bad += got != expect;
+        return ms;
     };
     auto gpu_touch_ms = [&] {
         gt.start();
@@ -183,8 +187,10 @@ int main(int argc, char** argv) {
             cpu_pass(round);
             first_touch_ms = ct.stop_ms();
         } else {
-            c_touch.push_back(cpu_touch_ms());  // GPU -> host: the pages fault back to the CPU
-            c_floor.push_back(cpu_touch_ms());  // the same reads on pages now in host memory
+            uint32_t expect = 0;  // the words the read pass reads, as the GPU's last round wrote them
+            for (size_t i = 0; i < n; i += stride) expect += transform(value(i, round - 1));
+            c_touch.push_back(cpu_touch_ms(expect));  // GPU -> host: the pages fault back to the CPU
+            c_floor.push_back(cpu_touch_ms(expect));  // the same reads on pages now in host memory
             CpuTimer ct;
             cpu_pass(round);  // resident pages: the CPU's own work
             cpu_ms.push_back(ct.stop_ms());
@@ -219,10 +225,14 @@ int main(int argc, char** argv) {
     }
     // The last result, checked on the CPU (the pages come back once more), untimed. The kernel must
     // have finished: a CPU read while it runs is allowed (concurrentManagedAccess) but sees old data.
+    // The check runs from the last word down: every thread of the grid-stride kernel walks the buffer
+    // front to back, so the last words are among the last written, and a CPU that did not wait for
+    // the kernel reads them before they are (checked from the front, it trails the kernel: without the
+    // wait it passed on the H100).
     CHECK(cudaDeviceSynchronize());
     lab_corrupt(data, n);  // CUDA_LAB_CORRUPT: the check below must be able to fail (corrupt.h)
     long long bad2 = 0;
-    for (size_t i = 0; i < n; ++i) bad2 += data[i] != transform(value(i, round - 1));
+    for (size_t i = n; i-- > 0;) bad2 += data[i] != transform(value(i, round - 1));
     Verdict verdict;
     verdict.check(bad == 0, "every round's GPU result on the CPU");
     verdict.check(bad2 == 0, "after prefetch to GPU, kernel (CPU check)");

@@ -23,13 +23,13 @@
 # largest sizes its --help allows (PASSED, or one "FAILED: out of memory" line and exit 1 where the
 # GPU is too small), plus compute-sanitizer memcheck at the small sizes. Options:
 #   tools/gpu_check.sh [--chapter=NN_name] [--full] [--no-sanitize] [--no-mutants] [--no-stress]
-#                      [--only=PHASES] [--jobs=N] [--sweep [--timeout=S]]
+#                      [--only=PHASES] [--stress-mode=shim,shared] [--jobs=N] [--sweep [--timeout=S]]
 # (with --sweep, --chapter may list several: --chapter=01_intro,02_memory)
 # OpenCV: pkg-config, or OPENCV_DIR=/where/it/is in the environment, or ./.devlibs (see
 # tools/make_devlibs.sh) when neither has it.
 set -u
 cd "$(dirname "$0")/.."
-chapter= full=0 sanitize=1 jobs=4 sweep=0 timeout=180 mutants=1 stress=1 tests=1
+chapter= full=0 sanitize=1 jobs=4 sweep=0 timeout=180 mutants=1 stress=1 tests=1 stress_mode=shim,shared
 for a in "$@"; do
     case $a in
         --chapter=*) chapter=${a#*=} ;;
@@ -37,13 +37,14 @@ for a in "$@"; do
         --no-sanitize) sanitize=0 ;;
         --no-mutants) mutants=0 ;;
         --no-stress) stress=0 ;;
+        --stress-mode=*) stress_mode=${a#*=} ;;
         --only=*) only=",${a#*=},"; tests=0 sanitize=0 mutants=0 stress=0
                   [[ $only == *,test,* ]] && tests=1; [[ $only == *,sanitize,* ]] && sanitize=1
                   [[ $only == *,mutants,* ]] && mutants=1; [[ $only == *,stress,* ]] && stress=1 ;;
         --jobs=*) jobs=${a#*=} ;;
         --sweep) sweep=1 ;;
         --timeout=*) timeout=${a#*=} ;;
-        *) echo "usage: $0 [--chapter=NN_name] [--full] [--no-sanitize] [--no-mutants] [--no-stress] [--only=test,sanitize,mutants,stress] [--jobs=N] [--sweep [--timeout=S]]" >&2; exit 2 ;;
+        *) echo "usage: $0 [--chapter=NN_name] [--full] [--no-sanitize] [--no-mutants] [--no-stress] [--only=test,sanitize,mutants,stress] [--stress-mode=shim,shared] [--jobs=N] [--sweep [--timeout=S]]" >&2; exit 2 ;;
     esac
 done
 out=${OUT:-gpu_check_out}
@@ -126,7 +127,7 @@ fi
 stress_rc=0 stress_summary="stress: not run"
 if [ $stress = 1 ]; then
     echo "== ordering stress (logs: $out/stress_shim.log, $out/stress_shared.log)"
-    python3 tests/stress.py ${chapter:+--chapter=$chapter} --log-dir="$out" | tee "$out/stress.txt"
+    python3 tests/stress.py ${chapter:+--chapter=$chapter} --mode="$stress_mode" --log-dir="$out" | tee "$out/stress.txt"
     stress_rc=${PIPESTATUS[0]}
     stress_summary=$(grep "^stress" "$out/stress.txt")
 fi

@@ -174,8 +174,8 @@ int main(int argc, char** argv) {
         std::printf("%-44s %10.3f %10.3f %10.3f %8.2fx\n", configs[k].name, t.gpu_ms, t.cpu_ms, t.round_ms,
                     none.round_ms / t.round_ms);
     }
-    std::printf("(median of rounds 2..%d; GPU ms: the kernel reading %.2f GB = %.1f GB/s without advice in A, "
-                "%.1f GB/s with SetReadMostly)\n", rounds, gb, gb / (results[0].gpu_ms / 1e3),
+    std::printf("(median of rounds 2..%d; GPU ms: the kernel reading %.1f MB = %.1f GB/s without advice in A, "
+                "%.1f GB/s with SetReadMostly)\n", rounds, bytes / 1e6, gb / (results[0].gpu_ms / 1e3),
                 gb / (results[1].gpu_ms / 1e3));
     std::printf("A: SetReadMostly %.2fx per round; B: best advice %.2fx per round (over no advice)\n",
                 results[0].round_ms / results[1].round_ms,

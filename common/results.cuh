@@ -61,6 +61,8 @@ class Results {
         Check check;            // empty: not checked here (e.g. the program checks it elsewhere)
         Launch prepare;         // run once before the checking launch (not timed)
         bool baseline = false;  // the reference row the "% of" column divides by
+        bool ceiling = false;   // a bound to compare with (a plain copy), not a version of the lesson:
+                                // never the best version (best(), the results summary); CSV baseline 2
         double ms = -1;         // median time, filled by run()
         Launch reset{};         // if set: run (untimed) before every timed launch, to re-create the
                                 // state a first run starts from (bench_ms_fresh); set it on add()'s result
@@ -70,6 +72,10 @@ class Results {
         bool host_clock = false;
         // Time this version by the host's clock around launch() + cudaStreamSynchronize(stream)
         // instead of CUDA events: for a launch whose cost is partly on the host (cudaMalloc, cudaFree).
+        Version& as_ceiling() {
+            ceiling = true;
+            return *this;
+        }
         Version& host_timed(cudaStream_t stream) {
             host_clock = true;
             wall = stream;
@@ -257,7 +263,8 @@ LAB_INLINE const Results::Version* Results::base() const {
 LAB_INLINE const Results::Version* Results::best() const {
     const Version* b = nullptr;
     for (auto& v : versions_)
-        if (!v.baseline && v.ms > 0 && (!b || (unit_ == TIME_ONLY ? v.ms < b->ms : v.rate() > b->rate()))) b = &v;
+        if (!v.baseline && !v.ceiling && v.ms > 0 && (!b || (unit_ == TIME_ONLY ? v.ms < b->ms : v.rate() > b->rate())))
+            b = &v;
     return b;
 }
 
@@ -368,7 +375,7 @@ LAB_INLINE void Results::write_csv() const {
             auto it = std::find_if(v.row.begin(), v.row.end(), [&](auto& kv) { return kv.first == k; });
             std::fprintf(f, ",%s", it == v.row.end() ? "" : csv_field(it->second).c_str());
         }
-        std::fprintf(f, ",%s,%d,%.6f,%.3f,%s,", csv_field(v.name).c_str(), v.baseline ? 1 : 0, v.ms, v.rate(),
+        std::fprintf(f, ",%s,%d,%.6f,%.3f,%s,", csv_field(v.name).c_str(), v.baseline ? 1 : v.ceiling ? 2 : 0, v.ms, v.rate(),
                      unit.c_str());
         if (b && unit_ != TIME_ONLY) std::fprintf(f, "%.2f", 100.0 * v.rate() / b->rate());
         std::fprintf(f, ",");

@@ -166,8 +166,9 @@ def program_table(rows, spec):
 
 def best(sel):
     """The headline of one program on one GPU: the best non-baseline version against the baseline
-    (or, without a baseline, the largest speedup)."""
-    vers = [r for r in sel if r.get("baseline") != "1"]
+    (or, without a baseline, the largest speedup). Baseline 2 marks a ceiling (transpose's plain copy
+    with the same tiling: common/results.cuh as_ceiling()), which is never the headline."""
+    vers = [r for r in sel if r.get("baseline") not in ("1", "2")]
     with_pct = [r for r in vers if f(r, "pct_of_baseline") is not None]
     if with_pct:
         b = max(with_pct, key=lambda r: f(r, "pct_of_baseline"))

@@ -21,7 +21,9 @@
 //         2. Recursion: a sum reduction where each level reduces 256 elements per block and
 //            tail-launches the next level over the partial sums, until one block is left. Under
 //            CDP1 this was "launch children, cudaDeviceSynchronize(), combine"; with a tail launch
-//            the next level simply starts after the whole current level (all blocks) has finished.
+//            the next level simply starts after the whole current level (all blocks) has finished:
+//            each level records its first block's start and its last block's end on the global
+//            timer, and the host checks that no level started before the one above had ended.
 //         Shared and local memory are private to a block / a thread and are not coherent with a
 //         child grid: passing a pointer to either to a child is undefined. The parent only
 //         reports __isGlobal() of such pointers; it never passes them.
@@ -123,14 +125,24 @@ __global__ void parent_launch(const uint32_t* in, uint32_t* data, uint32_t* seen
     }
 }
 
+__device__ __forceinline__ unsigned long long global_ns() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
 // One level of the recursive sum: 256 elements per block. The last level (one block) writes the
 // result; every other level tail-launches the next one over its partial sums. The next level
 // reads `out` and writes `spare`, and the roles swap again below it: a level's input is never
 // written while it is read, because the next level only starts when this one has finished.
+// span[2 * depth] gets the level's first block start, span[2 * depth + 1] its last block end
+// (global timer, ns): the host checks that each level started after the one before had ended.
 template <class T>
 __global__ void reduce_level(const T* in, unsigned long long* out, unsigned long long* spare, int n,
-                             unsigned long long* result, int depth, int* depth_reached, int* launch_errors) {
+                             unsigned long long* result, int depth, int* depth_reached, int* launch_errors,
+                             unsigned long long* span) {
     __shared__ unsigned long long s[SEG];
+    if (threadIdx.x == 0) atomicMin(&span[2 * depth], global_ns());
     int i = blockIdx.x * SEG + threadIdx.x;
     s[threadIdx.x] = i < n ? (unsigned long long)in[i] : 0ull;
     __syncthreads();
@@ -142,16 +154,20 @@ __global__ void reduce_level(const T* in, unsigned long long* out, unsigned long
     if (gridDim.x == 1) {
         *result = s[0];
         *depth_reached = depth;
+        __threadfence();
+        atomicMax(&span[2 * depth + 1], global_ns());
         return;
     }
     out[blockIdx.x] = s[0];
+    __threadfence();
+    atomicMax(&span[2 * depth + 1], global_ns());  // this block's partial sum is written
     if (blockIdx.x == 0) {
         // CDP1: launch the children, cudaDeviceSynchronize(), combine. That call no longer exists,
         // and it never waited for the *other blocks* of this grid anyway. A tail launch starts
         // after the whole grid, so every block's partial sum is in `out` when it runs.
         int blocks = (int)gridDim.x;
         reduce_level<unsigned long long><<<(blocks + SEG - 1) / SEG, SEG, 0, cudaStreamTailLaunch>>>(
-            out, spare, out, blocks, result, depth + 1, depth_reached, launch_errors);
+            out, spare, out, blocks, result, depth + 1, depth_reached, launch_errors, span);
         if (cudaGetLastError() != cudaSuccess) atomicAdd(launch_errors, 1);
     }
 }
@@ -159,11 +175,6 @@ __global__ void reduce_level(const T* in, unsigned long long* out, unsigned long
 // ---- 3. Launch order in the block's implicit stream and in a named device stream ----------------
 constexpr int ORDER_CHILDREN = 4;
 
-__device__ __forceinline__ unsigned long long global_ns() {
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
 
 // Child k of a block: waits (4 - k) x 20 us, then takes the block's next ticket.
 __global__ void order_child(int k, unsigned* counter, int* order) {
@@ -370,9 +381,16 @@ int main(int argc, char** argv) {
     CHECK(cudaMemset(d_result, 0xff, sizeof(unsigned long long)));
     CHECK(cudaMemset(d_depth, 0xff, sizeof(int)));
     CHECK(cudaMemset(d_err, 0, sizeof(int)));
-    reduce_level<uint32_t><<<segs, SEG>>>(d_in, d_a, d_b, n, d_result, 0, d_depth, d_err);
+    const int MAX_LEVELS = 8;  // 256^4 > the largest --n: at most 4 levels
+    std::vector<unsigned long long> span(2 * MAX_LEVELS);
+    for (int l = 0; l < MAX_LEVELS; ++l) span[2 * l] = ~0ull, span[2 * l + 1] = 0;
+    unsigned long long* d_span;
+    CHECK(cudaMalloc(&d_span, span.size() * sizeof(unsigned long long)));
+    CHECK(cudaMemcpy(d_span, span.data(), span.size() * sizeof(unsigned long long), cudaMemcpyHostToDevice));
+    reduce_level<uint32_t><<<segs, SEG>>>(d_in, d_a, d_b, n, d_result, 0, d_depth, d_err, d_span);
     CHECK_LAUNCH();
     CHECK(cudaDeviceSynchronize());
+    CHECK(cudaMemcpy(span.data(), d_span, span.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
     unsigned long long sum = 0, want_sum = 0;
     int depth = -1, want_depth = 0;
     for (uint32_t v : in) want_sum += v;
@@ -386,6 +404,17 @@ int main(int argc, char** argv) {
     verdict.check(errors == 0, "no failed tail launches");
     verdict.check(depth == want_depth, "recursion depth = levels - 1");
     verdict.check(sum == want_sum, "recursive sum vs CPU");
+    // Each level after the whole level before it: its first block started after that level's last
+    // block had written its partial sum (global timer). A next level launched fire-and-forget by
+    // block 0 can start while other blocks of the level are still running.
+    bool after = depth == want_depth;
+    std::printf("   level  first start us  last end us (from level 0's first start)\n");
+    for (int l = 0; l <= want_depth && l < MAX_LEVELS && after; ++l) {
+        std::printf("   %-5d %15.3f %12.3f\n", l, (long long)(span[2 * l] - span[0]) / 1e3,
+                    (long long)(span[2 * l + 1] - span[0]) / 1e3);
+        if (l > 0 && span[2 * l] < span[2 * l - 1]) after = false;
+    }
+    verdict.check(after, "each level started after the level before had ended");
 
     // 3. Launch order.
     const int OB = 8;
@@ -461,7 +490,7 @@ int main(int argc, char** argv) {
     for (void* p : {(void*)d_cnt, (void*)d_order, (void*)d_cells, (void*)d_cseen}) CHECK(cudaFree(p));
 
     for (void* p : {(void*)d_in, (void*)d_data, (void*)d_seen, (void*)d_child, (void*)d_seg, (void*)d_err,
-                    (void*)d_isg, (void*)d_a, (void*)d_b, (void*)d_result, (void*)d_depth})
+                    (void*)d_isg, (void*)d_a, (void*)d_b, (void*)d_result, (void*)d_depth, (void*)d_span})
         CHECK(cudaFree(p));
     return verdict.finish();
 }

@@ -143,7 +143,7 @@ std::vector<uint32_t> fetch(const uint32_t* d, int n) {
 int main(int argc, char** argv) {
     Args args(argc, argv, "CUDA graph rules: node types, capture and update refusals, one exec never overlaps itself.");
     long long n_arg = args.integer("n", 1 << 20, 1, 1 << 26, "elements of the buffers");
-    int ms = (int)args.integer("ms", 20, 1, 1000, "length of the producer's wait and of each part-4 launch");
+    int ms = (int)args.integer("ms", 20, 0, 1000, "length of the producer's wait and of each part-4 launch");
     int launches = (int)args.integer("launches", 4, 2, 64, "launches of one executable graph in part 4");
     args.parse_or_exit();
     int n = (int)n_arg;
@@ -157,16 +157,13 @@ int main(int argc, char** argv) {
     std::vector<uint32_t> in = random_vector<uint32_t>(n, 0, 0xffffffffu, 41);
     uint32_t *d_in, *d_x, *d_y, *d_z, *d_w;
     for (uint32_t** p : {&d_in, &d_x, &d_y, &d_z, &d_w}) CHECK(cudaMalloc(p, bytes));
-    CHECK(cudaMemcpy(d_in, in.data(), bytes, cudaMemcpyHostToDevice));
-    CHECK(cudaMemset(d_x, 0, bytes));
-    // Part 2's relaxed-mode cudaMemcpy is allowed and reads d_w while the captured kernel that would
-    // write it has not run (a capture records, it does not execute): d_w needs defined content
-    // (compute-sanitizer --tool initcheck reports a copy of never-written memory). The copy's result is unused.
-    CHECK(cudaMemset(d_w, 0, bytes));
-    // The streams below are non-blocking: nothing orders them after the legacy stream's work above
-    // (cudaMemset returns before the device has done it, a pageable cudaMemcpy before its DMA has
-    // landed). The producer in s2 reads d_in and writes d_x: wait for the set-up first.
-    CHECK(cudaDeviceSynchronize());
+    // Load every kernel now: with lazy loading (the default since CUDA 12.2) loading a kernel at its
+    // first use can synchronize the device, and would hide an order the program forgot to state.
+    for (const void* k : {(const void*)producer, (const void*)axpb, (const void*)set_to, (const void*)add_to,
+                          (const void*)stamp}) {
+        cudaFuncAttributes fa;
+        CHECK(cudaFuncGetAttributes(&fa, k));
+    }
     cudaStream_t s1, s2, s3;
     for (cudaStream_t* s : {&s1, &s2, &s3}) CHECK(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking));
 
@@ -217,6 +214,16 @@ int main(int argc, char** argv) {
 
     cudaGraphExec_t exec;
     CHECK(cudaGraphInstantiate(&exec, g, 0));
+    CHECK(cudaMemcpy(d_in, in.data(), bytes, cudaMemcpyHostToDevice));
+    CHECK(cudaMemset(d_x, 0, bytes));
+    // Part 2's relaxed-mode cudaMemcpy is allowed and reads d_w while the captured kernel that would
+    // write it has not run (a capture records, it does not execute): d_w needs defined content
+    // (compute-sanitizer --tool initcheck reports a copy of never-written memory). The copy's result is unused.
+    CHECK(cudaMemset(d_w, 0, bytes));
+    // s1, s2 and s3 are non-blocking: nothing orders them after the legacy stream's work above
+    // (cudaMemset returns before the device has done it, a pageable cudaMemcpy before its DMA has
+    // landed). The producer in s2 reads d_in and writes d_x: wait for the set-up first.
+    CHECK(cudaDeviceSynchronize());
     producer<<<1, BLOCK, 0, s2>>>(d_in, d_x, n, ns);  // x is ready only after ~ms
     CHECK_LAUNCH();
     CHECK(cudaEventRecord(ev_in, s2));
@@ -385,9 +392,6 @@ int main(int argc, char** argv) {
     long long* d_rec;
     CHECK(cudaMalloc(&d_counter, sizeof(unsigned)));
     CHECK(cudaMalloc(&d_rec, 3 * (launches + 2) * sizeof(long long)));
-    CHECK(cudaMemset(d_counter, 0, sizeof(unsigned)));
-    CHECK(cudaMemset(d_rec, 0xff, 3 * (launches + 2) * sizeof(long long)));
-    CHECK(cudaDeviceSynchronize());  // the counter is 0 before the launches in the non-blocking streams
     cudaGraph_t sg;
     CHECK(cudaGraphCreate(&sg, 0));
     int id = 0;
@@ -403,6 +407,9 @@ int main(int argc, char** argv) {
     CHECK(cudaGraphInstantiate(&sx, sg, 0));
     std::vector<cudaStream_t> ls(launches);
     for (auto& s : ls) CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CHECK(cudaMemset(d_counter, 0, sizeof(unsigned)));
+    CHECK(cudaMemset(d_rec, 0xff, 3 * (launches + 2) * sizeof(long long)));
+    CHECK(cudaDeviceSynchronize());  // the counter is 0 before the launches in the non-blocking streams
     for (int k = 0; k < launches; ++k) {
         id = k;  // this launch's number: an update takes effect at the next launch only
         CHECK(cudaGraphExecKernelNodeSetParams(sx, snode, &sp));

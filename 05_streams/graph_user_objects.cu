@@ -119,10 +119,6 @@ int main(int argc, char** argv) {
     CHECK(cudaMallocHost(&h_out, n * sizeof(uint32_t)));
     cudaStream_t s;
     CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    // Input and launch counter set in s, where the graph runs: on the legacy stream they would not be
-    // ordered before work in the non-blocking s.
-    CHECK(cudaMemcpyAsync(d_in, in.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice, s));
-    CHECK(cudaMemsetAsync(d_launch, 0, sizeof(int), s));
 
     // The library's work, captured: kernel -> copy to pinned host memory -> host node -> counter.
     Tally* tally = new Tally;
@@ -159,6 +155,11 @@ int main(int argc, char** argv) {
 
     hold<<<1, 1, 0, s>>>(hold_ms * 1000000ull);  // --hold-ms ahead of the launches
     CHECK_LAUNCH();
+    // Input and launch counter set in s, where the graph runs: on the legacy stream they would not be
+    // ordered before work in the non-blocking s. Issued right before the launches, so that no host
+    // work in between (the capture, the instantiation) hides a missing order.
+    CHECK(cudaMemcpyAsync(d_in, in.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice, s));
+    CHECK(cudaMemsetAsync(d_launch, 0, sizeof(int), s));
     for (int l = 0; l < launches; ++l) CHECK(cudaGraphLaunch(exec, s));
     // Destroyed without synchronizing: the queued launches keep the reference until they complete.
     CHECK(cudaGraphExecDestroy(exec));

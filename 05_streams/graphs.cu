@@ -170,10 +170,6 @@ int main(int argc, char** argv) {
     cudaStream_t s1, s2;
     CHECK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
     CHECK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
-    // The input goes up in s1, where the graphs run: a cudaMemcpy on the legacy stream would not be
-    // ordered before them (s1 is non-blocking), and from pageable memory it returns once the data is
-    // staged, before it has reached m.x.
-    CHECK(cudaMemcpyAsync(m.x, x.data(), bytes, cudaMemcpyHostToDevice, s1));
     cudaEvent_t fork, join;
     CHECK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
     CHECK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
@@ -206,6 +202,11 @@ int main(int argc, char** argv) {
     cudaGraphExec_t api_exec;
     CHECK(cudaGraphInstantiate(&api_exec, api_graph, 0));  // CUDA 12+: (exec, graph, flags)
     std::vector<uint32_t> ref0 = diamond_cpu(x, p0);
+    // The input goes up in s1, where the graphs run: a cudaMemcpy on the legacy stream would not be
+    // ordered before them (s1 is non-blocking), and from pageable memory it returns once the data is
+    // staged, before it has reached m.x. Issued right before the first launch, so that no host work
+    // in between (the instantiation, the CPU reference) hides a missing order.
+    CHECK(cudaMemcpyAsync(m.x, x.data(), bytes, cudaMemcpyHostToDevice, s1));
     run_and_check(verdict, "API graph result vs CPU", api_exec, s1, m, ref0);
 
     // 1b. The same diamond by stream capture with fork / join events (3.2.6.6.3.1).

@@ -240,10 +240,10 @@ def run_one(m, d, args, timeout):
     except subprocess.TimeoutExpired:
         return None, f"timed out after {timeout} s", ""
     lines = r.stdout.strip().splitlines()
-    if tool:
-        found = re.search(r"ERROR SUMMARY: (\d+) error", r.stdout + r.stderr)
-        if r.returncode == 99 and found and int(found.group(1)) > 0:
-            return 1, f"FAILED: compute-sanitizer {m.expect}: {found.group(1)} errors", r.stdout + r.stderr
+    if tool:  # --error-exitcode 99: the tool found errors (RACECHECK / ERROR SUMMARY: N errors)
+        found = re.search(r"(\d+) errors?", "\n".join(l for l in (r.stdout + r.stderr).splitlines() if "SUMMARY" in l))
+        if r.returncode == 99:
+            return 1, f"FAILED: compute-sanitizer {m.expect}: {found.group(1) if found else 'some'} errors", r.stdout + r.stderr
     return r.returncode, lines[-1] if lines else "", r.stdout + r.stderr
 
 

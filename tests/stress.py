@@ -22,6 +22,7 @@ tests/mutants.py uses stress_env() and build_shim() for its `stress: yes` mutant
 """
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -52,6 +53,7 @@ def stress_env(env=None):
     env = dict(os.environ if env is None else env)
     env["LD_PRELOAD"] = str(build_shim()) + (":" + env["LD_PRELOAD"] if env.get("LD_PRELOAD") else "")
     env["CUDA_LAB_STRESS"] = "1"
+    env["CUDA_LAB_STRESS_VERBOSE"] = "1"  # the library's count at exit: a run it delayed nothing in fails
     return env
 
 
@@ -76,9 +78,18 @@ def build_tree(jobs):
     return tree
 
 
-def judge(program, rc, stdout):
+DELAYED = re.compile(r"ordering_stress: (\d+) operations, (\d+) delayed")
+
+
+def judge(program, rc, stdout, out=None):
+    """passed / skipped / a reason. With `out` (stdout + stderr of a run under the library), a run in
+    which the library delayed nothing fails: the stress was not there."""
     lines = stdout.strip().splitlines()
     last = lines[-1] if lines else ""
+    if out is not None and rc == 0:
+        m = DELAYED.search(out)
+        if not m or int(m.group(2)) == 0:
+            return "the stress library delayed nothing (" + (m.group(0) if m else "no report: not preloaded?") + ")"
     if rc == 0 and last == "PASSED":
         return "passed"
     if rc == 77 and last.startswith("SKIPPED") and program.options.get("may-skip"):
@@ -107,6 +118,11 @@ def main():
     ap.add_argument("--chapter")
     ap.add_argument("--log-dir", default="gpu_check_out")
     a = ap.parse_args()
+    known = {p.name for p in load_manifest()}
+    unknown = [n for n in a.programs if n not in known]
+    if unknown:
+        print(f"stress: not in tests/manifest.txt: {' '.join(unknown)}", file=sys.stderr)
+        return 2
     progs = [p for p in load_manifest() if (not a.chapter or p.chapter in a.chapter.split(","))
              and (not a.programs or p.name in a.programs)]
     log_dir = Path(a.log_dir)
@@ -129,7 +145,7 @@ def main():
             p, k = job
             e = dict(env, CUDA_LAB_STRESS_SEED=str(1000 * k + zlib.crc32(p.name.encode()) % 1000))
             rc, stdout, out = run(tree / p.name, p.args, e, a.timeout)
-            v = judge(p, rc, stdout)
+            v = judge(p, rc, stdout, out)
             log.write(f"===== {p.name} run {k + 1}: {v}\n{out}\n")
             log.flush()
             return p, v

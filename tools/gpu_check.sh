@@ -39,6 +39,8 @@ for a in "$@"; do
         --no-stress) stress=0 ;;
         --stress-mode=*) stress_mode=${a#*=} ;;
         --only=*) only=",${a#*=},"; tests=0 sanitize=0 mutants=0 stress=0
+                  for ph in ${only//,/ }; do case $ph in test|sanitize|mutants|stress) ;;
+                      *) echo "$0: --only: unknown phase '$ph' (test, sanitize, mutants, stress)" >&2; exit 2 ;; esac; done
                   [[ $only == *,test,* ]] && tests=1; [[ $only == *,sanitize,* ]] && sanitize=1
                   [[ $only == *,mutants,* ]] && mutants=1; [[ $only == *,stress,* ]] && stress=1 ;;
         --jobs=*) jobs=${a#*=} ;;

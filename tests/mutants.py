@@ -31,6 +31,10 @@ once or more, as a block:
   an error (or the program fails). Only for a bug that the program's own check cannot see every time
   (a barrier removed between threads of one warp, whose results come out right by the schedule's
   luck), with `why:` saying so: the chapter's lab teaches that tool for that bug.
+- fails: a regular expression the run's last line (the FAILED line) must match for the mutant to be
+  caught (a FAILED from another check, or a CUDA error, is then "other"); with expect: sass, one
+  of the claims the mutant breaks must match it (its text or instruction). For a mutant that could
+  end FAILED for a reason that is not its lesson.
 - lesson: what the mutant breaks, in a sentence.
 
 A program whose lesson is only a timing (or a printout with nothing to get wrong) has one block
@@ -61,7 +65,7 @@ from manifest import load_manifest  # noqa: E402
 
 MUTANTS_DIR = ROOT / "tests" / "mutants"
 WORK = ROOT / ".mutants"
-KEYS = {"lesson", "find", "replace", "occurrence", "file", "args", "runs", "stress", "expect", "why"}
+KEYS = {"lesson", "find", "replace", "occurrence", "file", "args", "runs", "stress", "expect", "why", "fails"}
 
 
 @dataclass
@@ -77,6 +81,7 @@ class Mutant:
     stress: bool = False
     expect: str = "FAILED"
     why: str = ""  # timing-only
+    fails: str = ""  # regex: the FAILED line (or, expect: sass, a broken claim's text) that counts
 
     @property
     def chapter(self):
@@ -247,7 +252,9 @@ def run_one(m, d, args, timeout):
     return r.returncode, lines[-1] if lines else "", r.stdout + r.stderr
 
 
-def outcome(rc, last):
+def outcome(rc, last, fails=""):
+    if rc == 1 and last.startswith("FAILED") and fails and not re.search(fails, last):
+        return f"other (FAILED, but not as `fails:` says: {last[:80]})"
     if rc == 1 and last.startswith("FAILED: compute-sanitizer"):
         return "caught (" + last[len("FAILED: "):] + ")"
     if rc == 1 and last.startswith("FAILED: CUDA error"):
@@ -319,7 +326,7 @@ def main():
         res, tries = None, 0
         for tries in range(1, m.runs + 1):
             rc, last, out = run_one(m, d, args, a.timeout)
-            res = outcome(rc, last)
+            res = outcome(rc, last, m.fails)
             if log:
                 log.write(f"===== {m.id} run {tries}: {res}\n{out}\n")
             if res.startswith(("caught", "skipped")):
@@ -331,9 +338,9 @@ def main():
             q = copy.copy(m)
             q.stress = False
             rc, last, out = run_one(q, d, args, a.timeout)
-            plain = f"; without the stress: {outcome(rc, last)}"
+            plain = f"; without the stress: {outcome(rc, last, m.fails)}"
             if log:
-                log.write(f"===== {m.id} without the stress: {outcome(rc, last)}\n{out}\n")
+                log.write(f"===== {m.id} without the stress: {outcome(rc, last, m.fails)}\n{out}\n")
         print(f"  {m.id:55} {res}{f' (run {tries} of {m.runs})' if m.runs > 1 else ''}{' [stress]' if m.stress else ''}{plain}")
     caught = sum(r.startswith("caught") for _, r, _ in results)
     by_tool = sum(r.startswith("caught (compute-sanitizer") for _, r, _ in results)

@@ -76,3 +76,8 @@ def test_sass_mutant_breaks_a_claim(m, request):
             funcs = sass.parse_sass(sass.sass_text(sass.cubin(d, m.binary, arch, workdir=tmp), arch))
             broken += [c for c in claims if c.arch == arch and sass.check_claim(c, funcs)]
     assert broken, f"{m.id} ({m.lesson}): every claim of {m.program} still holds on the mutated source"
+    if m.fails:
+        import re
+        named = [c for c in broken if re.search(m.fails, c.text) or re.search(m.fails, c.instruction)]
+        assert named, (f"{m.id}: claims broke ({'; '.join(c.text for c in broken)}), but none that `fails: "
+                       f"{m.fails}` names")

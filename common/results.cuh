@@ -72,13 +72,13 @@ class Results {
         bool host_clock = false;
         // Time this version by the host's clock around launch() + cudaStreamSynchronize(stream)
         // instead of CUDA events: for a launch whose cost is partly on the host (cudaMalloc, cudaFree).
-        Version& as_ceiling() {
-            ceiling = true;
-            return *this;
-        }
         Version& host_timed(cudaStream_t stream) {
             host_clock = true;
             wall = stream;
+            return *this;
+        }
+        Version& as_ceiling() {  // see `ceiling` above: timed and checked, never best()
+            ceiling = true;
             return *this;
         }
         std::vector<std::pair<std::string, std::string>> row = {};  // this row's own CSV parameters
@@ -135,7 +135,7 @@ class Results {
     // After run(): a version by name (nullptr if absent or not selected).
     const Version* find(const std::string& name) const;
     const Version* base() const;
-    // The fastest non-baseline version: highest rate (lowest time for TIME_ONLY).
+    // The fastest version that is neither the baseline nor a ceiling (as_ceiling): highest rate (lowest time for TIME_ONLY).
     const Version* best() const;
     const std::deque<Version>& versions() const { return versions_; }
 

@@ -162,7 +162,7 @@ int main(int argc, char** argv) {
         }
     };
     // The read pass sees the GPU's last result too: the sum of the words it read is compared (after
-    // the timer) with the CPU's own, so a pass that ran before the kernel was done counts as bad.
+    // the timer) with the CPU's own, computed before the kernel was launched.
     auto cpu_touch_ms = [&](uint32_t expect) {
         CpuTimer ct;
         uint32_t got = touch_cpu(data, n, stride);
@@ -181,14 +181,19 @@ int main(int argc, char** argv) {
     std::vector<double> c_touch, c_floor, g_touch, g_floor, cpu_ms, gpu_ms;
     double first_touch_ms = 0;
     int round = 0;  // the input round the buffer holds
+    // What the last transform kernel wrote, computed before its launch, so that the CPU's first read
+    // of its result follows the wait for it at once: the word it writes last (every thread of the
+    // grid-stride kernel walks the buffer front to back, so data[n - 1] is among the last words
+    // written) and the sum of the words the read pass reads. A CPU that did not wait should read
+    // data[n - 1] before the kernel has written it (the untimed read migrates that one page early).
+    uint32_t expect = 0, expect_last = 0;
     for (int r = 0; r < rounds; ++r, ++round) {
         if (r == 0) {
             CpuTimer ct;
             cpu_pass(round);
             first_touch_ms = ct.stop_ms();
         } else {
-            uint32_t expect = 0;  // the words the read pass reads, as the GPU's last round wrote them
-            for (size_t i = 0; i < n; i += stride) expect += transform(value(i, round - 1));
+            bad += data[n - 1] != expect_last;
             c_touch.push_back(cpu_touch_ms(expect));  // GPU -> host: the pages fault back to the CPU
             c_floor.push_back(cpu_touch_ms(expect));  // the same reads on pages now in host memory
             CpuTimer ct;
@@ -196,6 +201,9 @@ int main(int argc, char** argv) {
             cpu_ms.push_back(ct.stop_ms());
         }
         double gt1 = gpu_touch_ms(), gt2 = gpu_touch_ms();  // host -> GPU, then on resident pages
+        expect = 0;  // the words the next read pass reads, as this round's kernel is to write them
+        for (size_t i = 0; i < n; i += stride) expect += transform(value(i, round));
+        expect_last = transform(value(n - 1, round));
         gt.start();
         transform_kernel<<<grid, block>>>(data, n);
         CHECK_LAUNCH();
@@ -237,10 +245,18 @@ int main(int argc, char** argv) {
     verdict.check(bad == 0, "every round's GPU result on the CPU");
     verdict.check(bad2 == 0, "after prefetch to GPU, kernel (CPU check)");
 
+    // `moved`: the bytes a line's rate counts, in buffers (1: the buffer once; 2: read + write;
+    // 0: no rate, for a pass that reads one word per page and so moves no buffer's worth of bytes).
     double gb = bytes / 1e9;
-    auto line = [&](const char* what, double ms, const char* note) {
-        if (ms > 0) std::printf("  %-44s %10.3f ms %9.2f GB/s  %s\n", what, ms, gb / (ms / 1e3), note);
+    auto line = [&](const char* what, double ms, const char* note, double moved = 1.0) {
+        if (ms > 0 && moved > 0) std::printf("  %-44s %10.3f ms %9.2f GB/s  %s\n", what, ms, moved * gb / (ms / 1e3), note);
         else std::printf("  %-44s %10.3f ms %9s       %s\n", what, ms, "-", note);
+    };
+    size_t pages = (n + stride - 1) / stride;  // the words a read pass reads
+    auto floor_line = [&](const char* what, double ms, const char* note) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "%s (%zu pages, %.1f ns per page)", note, pages, ms * 1e6 / (double)pages);
+        line(what, ms, buf, 0.0);
     };
     // A migration time is usable if the read pass on resident pages is a small part of the paged one
     // and the rate it gives is not above the pinned copy over the same link (10% allowance for noise).
@@ -268,21 +284,23 @@ int main(int argc, char** argv) {
         line(what, ms, "bulk migration, no faults");
         return ms;
     };
-    std::printf("\n(medians of %d samples, rounds 2..%d; GB/s = buffer bytes / time)\n", rounds - 1, rounds);
+    std::printf("\n(medians of %d samples, rounds 2..%d; GB/s = buffer bytes / time, twice the buffer for the passes that\n"
+                " read and write every word; none for the passes on resident pages, which read one word per page)\n",
+                rounds - 1, rounds);
     line("CPU first touch (round 1)", first_touch_ms, "pages created in host memory");
     std::printf("host -> GPU (pinned copy: %.2f GB/s)\n", h2d_link);
     line("GPU read pass, pages fault over to the GPU", median(g_touch), "one read per page: demand paging");
-    line("GPU read pass on resident pages", median(g_floor),
-         over >= 1.0 ? "still faults: the buffer does not fit" : "the floor: the reads alone");
+    floor_line("GPU read pass on resident pages", median(g_floor),
+               over >= 1.0 ? "still faults: the buffer does not fit" : "the floor: the reads alone");
     double gpu_mig = migration("difference: demand paging host -> GPU", median(g_touch), median(g_floor), h2d_link);
     double to_gpu_ms = bulk("cudaMemPrefetchAsync to the GPU", median(to_gpu), h2d_link);
-    line("GPU transform on resident pages", median(gpu_ms), "the kernel's work at device-memory speed");
+    line("GPU transform on resident pages", median(gpu_ms), "the kernel's work (GB/s: read + write)", 2.0);
     std::printf("GPU -> host (pinned copy: %.2f GB/s)\n", d2h_link);
     line("CPU read pass, pages fault back to the CPU", median(c_touch), "one read per page: demand paging");
-    line("CPU read pass on resident pages", median(c_floor), "the floor: the reads alone");
+    floor_line("CPU read pass on resident pages", median(c_floor), "the floor: the reads alone");
     double cpu_mig = migration("difference: demand paging GPU -> host", median(c_touch), median(c_floor), d2h_link);
     double to_cpu_ms = bulk("cudaMemPrefetchAsync to the CPU", median(to_cpu), d2h_link);
-    line("CPU check + rewrite on resident pages", median(cpu_ms), "the CPU's own work");
+    line("CPU check + rewrite on resident pages", median(cpu_ms), "the CPU's own work (GB/s: read + write)", 2.0);
     auto compare = [&](const char* dir, double paged, double bulk_ms) {
         if (paged > 0 && bulk_ms > 0)
             std::printf("%s: demand paging took %.1fx the prefetch's time (%s)\n", dir, paged / bulk_ms,

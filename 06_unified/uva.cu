@@ -10,7 +10,8 @@
 // Shows:  in a 64-bit process host memory and every GPU's memory share one virtual address range,
 //         so a pointer's value says where it points. For malloc(), cudaMallocHost, cudaHostAlloc
 //         (mapped), cudaHostRegister, cudaMalloc and cudaMallocManaged memory the program prints
-//         the attributes and checks them against what the guide and the runtime API document:
+//         the attributes and compares them with what the guide and the runtime API document (notes:
+//         the runtime's own answers, not GPU results):
 //         type Unregistered / Host / Host / Host / Device / Managed; pinned and mapped blocks have
 //         the same address on the device (no cudaHostGetDevicePointer needed); device memory has
 //         no host address; managed memory has both, equal. Kernels then use the device pointers
@@ -19,11 +20,12 @@
 //         from the addresses. A kernel reads and writes the plain malloc() buffer itself only where
 //         cudaDevAttrPageableMemoryAccess is 1 (the "supported platforms" of N 6.6.2: HMM on Linux,
 //         or a coherent CPU-GPU link); where it is 0 that part prints why it is skipped and the rest
-//         runs and is checked as before.
+//         runs and is checked as before. The copies that involve device or managed memory are the
+//         checks; the 12 between two host kinds (copied by the CPU) are notes.
 // Build:  make uva  (nvcc -std=c++17 -O3 -arch=native -I../common -o uva uva.cu)
 // Run:    ./uva [--n=2^22] [--reps=3]
-// Output: one line of attributes per kind, the kernel checks, a 6 x 6 table of cudaMemcpyDefault
-//         GB/s (every copy checked), PASSED. The malloc kernel line says "ok" or "skipped: ...".
+// Output: one line of attributes per kind, the notes, the kernel checks, a 6 x 6 table of
+//         cudaMemcpyDefault GB/s (every copy compared), PASSED. The malloc kernel line says "ok" or "skipped: ...".
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -170,8 +172,9 @@ int main(int argc, char** argv) {
                     "        only through cudaMemcpyDefault below\n", "kernel on malloc (pageable)");
     }
 
-    // 3. cudaMemcpyDefault between every pair: checked once, then timed (wall clock of the
-    // synchronous copy; host-to-host pairs are copied by the CPU).
+    // 3. cudaMemcpyDefault between every pair: compared once, then timed (wall clock of the
+    // synchronous copy). A pair with device or managed memory on one side is a check; the 12 pairs
+    // between two host kinds are copied by the CPU, no GPU involved: notes.
     std::printf("\ncudaMemcpyDefault GB/s (%.1f MB, median of %d), rows: from, columns: to\n%-12s", bytes / 1e6, reps,
                 "");
     for (int d = 0; d < KINDS; ++d) std::printf(" %10s", short_name[d]);
@@ -179,7 +182,7 @@ int main(int argc, char** argv) {
     std::vector<float> pattern = random_vector<float>(n, -1.f, 1.f, 7);
     for (int s = 0; s < KINDS; ++s) {
         std::printf("%-12s", short_name[s]);
-        long long bad_pairs = 0;
+        long long bad_pairs = 0, bad_host_pairs = 0;  // host <-> host pairs: notes
         for (int d = 0; d < KINDS; ++d) {
             if (s == d) {  // a copy onto itself is pointless: a second buffer of the same kind would be needed
                 std::printf(" %10s", "-");
@@ -193,7 +196,7 @@ int main(int argc, char** argv) {
             get(d, got.data(), p[d], bytes);
             lab_corrupt(got.data(), got.size());  // CUDA_LAB_CORRUPT: this check must be able to fail (corrupt.h)
             bool ok = std::memcmp(got.data(), pattern.data(), bytes) == 0;
-            bad_pairs += !ok;
+            (s < DEVICE && d < DEVICE ? bad_host_pairs : bad_pairs) += !ok;
             std::vector<double> ms;
             for (int r = 0; r < reps; ++r) {
                 CpuTimer t;
@@ -205,7 +208,10 @@ int main(int argc, char** argv) {
             else std::printf(" %10s", "WRONG");
         }
         std::printf("\n");
-        verdict.check(bad_pairs == 0, std::string("cudaMemcpyDefault from ") + short_name[s]);
+        verdict.check(bad_pairs == 0, std::string("cudaMemcpyDefault from ") + short_name[s] +
+                                          (s < DEVICE ? " (to device, managed)" : ""));
+        if (s < DEVICE)
+            verdict.note(bad_host_pairs == 0, std::string("cudaMemcpyDefault from ") + short_name[s] + " to host kinds");
     }
 
     CHECK(cudaFree(p[MANAGED]));

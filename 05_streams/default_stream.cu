@@ -109,8 +109,9 @@ int main(int argc, char** argv) {
          }},
     };
 
-    // Warm-up: load both kernels outside the cases. With lazy module loading (the default since
-    // CUDA 12.2) a kernel is loaded at its first launch, which can itself synchronize.
+    // Warm-up: load both kernels outside the cases. With lazy module loading (the default on Linux
+    // since CUDA 12.2, on Windows since 12.3) a kernel is loaded at its first launch, which can itself
+    // synchronize.
     spin<<<1, 1>>>(1000, d_win);
     CHECK_LAUNCH();
     scale_on(0);

@@ -153,13 +153,17 @@ int main(int argc, char** argv) {
                 g_destructor_calls.load());
     verdict.check(g_destructor_calls.load() == 0, "alive while the exec owns it");
 
-    hold<<<1, 1, 0, s>>>(hold_ms * 1000000ull);  // --hold-ms ahead of the launches
-    CHECK_LAUNCH();
     // Input and launch counter set in s, where the graph runs: on the legacy stream they would not be
-    // ordered before work in the non-blocking s. Issued right before the launches, so that no host
-    // work in between (the capture, the instantiation) hides a missing order.
+    // ordered before work in the non-blocking s. Issued after the capture and the instantiation, so
+    // that no host work between them and the launches hides a missing order. Issued before the hold
+    // kernel: the upload is from pageable memory, and such a cudaMemcpyAsync "might be synchronous
+    // with respect to host" (API reference, API synchronization behavior): behind the hold kernel it
+    // could keep the host waiting until the hold ended, and the launches below would no longer be
+    // queued behind a running kernel.
     CHECK(cudaMemcpyAsync(d_in, in.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice, s));
     CHECK(cudaMemsetAsync(d_launch, 0, sizeof(int), s));
+    hold<<<1, 1, 0, s>>>(hold_ms * 1000000ull);  // --hold-ms ahead of the launches
+    CHECK_LAUNCH();
     for (int l = 0; l < launches; ++l) CHECK(cudaGraphLaunch(exec, s));
     // Destroyed without synchronizing: the queued launches keep the reference until they complete.
     CHECK(cudaGraphExecDestroy(exec));

@@ -126,6 +126,15 @@ int main(int argc, char** argv) {
     // The rule checks below run kernels over p0 and p1 in s0 and s1 before they hold data. Zeroed in
     // those streams: a cudaMemset on the legacy stream would not be ordered before non-blocking s0.
     CHECK(cudaMemsetAsync(p0, 0, bytes, s0));
+    // The zeroing checked at once, with d0 current, by a kernel in s0 that adds to it (the rule
+    // check below launches into s0 with d1 current, and that launch may fail).
+    scale<<<grid_for(n), 256, 0, s0>>>(p0, n, 1u, 0xA5u);  // p0 = 0xA5 everywhere
+    CHECK_LAUNCH();
+    CHECK(cudaStreamSynchronize(s0));
+    {
+        std::vector<uint32_t> seen = download(p0, d0, n), want_a5(n, 0xA5u);
+        verdict.exact("kernel in s0 after the zeroing in s0 (device 0 current)", want_a5.data(), seen.data(), n);
+    }
     CHECK(cudaEventCreate(&e0));
     CHECK(cudaMallocHost(&h, bytes));  // pinned, usable by every device (UVA: portable)
     CHECK(cudaSetDevice(d1));
@@ -142,13 +151,13 @@ int main(int argc, char** argv) {
     // (cuLibrary), and the driver documents that such a kernel is launched into the context of
     // the stream it is given; so a current runtime may run it on the stream's device instead.
     // Either outcome is accepted; a launch that "succeeds" must then have run on d0.
-    scale<<<grid_for(n), 256, 0, s0>>>(p0, n, 1u, 0x5Au);  // p0 is all zeros: result 0x5A everywhere
+    scale<<<grid_for(n), 256, 0, s0>>>(p0, n, 1u, 0x5Au);  // p0 is all 0xA5: result 0xFF everywhere
     cudaError_t foreign = cudaGetLastError();
     bool foreign_ok = foreign != cudaSuccess;
     if (foreign == cudaSuccess) {
         CHECK(cudaStreamSynchronize(s0));
-        std::vector<uint32_t> seen = download(p0, d0, n), want5a(n, 0x5Au);
-        foreign_ok = seen == want5a;
+        std::vector<uint32_t> seen = download(p0, d0, n), want_ff(n, 0xFFu);
+        foreign_ok = seen == want_ff;
     }
     std::printf("   %-58s -> %s%s\n", "kernel into s0 (another device's stream)", cudaGetErrorName(foreign),
                 foreign != cudaSuccess ? " (fails, as the guide says)"

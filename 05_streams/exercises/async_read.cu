@@ -53,8 +53,8 @@ int main(int argc, char** argv) {
 
     float *h_x, *d_x;
     CHECK(cudaMallocHost(&h_x, bytes));  // pinned: the copies below really are asynchronous
-    CHECK(cudaMalloc(&d_x, bytes));
-    CHECK(cudaMemset(d_x, 0xff, bytes));  // NaN: an element the kernel did not write fails
+    CHECK(cudaMalloc(&d_x, bytes));  // no poison: the upload in s overwrites all of d_x (a cudaMemset
+    // here, on the legacy stream, would not be ordered before the non-blocking stream s: G 3.2.6.5.2)
     std::copy(input.begin(), input.end(), h_x);
     cudaStream_t s;
     CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));

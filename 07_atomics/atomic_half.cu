@@ -18,7 +18,8 @@
 //         2048 and 2050 in half: ties go to the even 2048; bfloat16: 256).
 //         A lane that stalls ends at its stall value however many adds were lost before, so its
 //         check cannot see lost adds; at the default size only float does not stall (a smaller
-//         --threads, e.g. 2003 on 7 cells, keeps every lane below its stall).
+//         --threads keeps the lanes below their stall: 2003 on 7 cells the half lanes, not the
+//         bfloat16 ones, which stall after fewer adds; 1401 on 7 cells every lane).
 //         A version the GPU cannot run is skipped with its reason; the others still run.
 // Build:  make atomic_half        Run: ./atomic_half [--threads=2^20] [--cells=4] [--value=0.1]
 // Output: one row per type (cell 0: start, exact sum, GPU result, CPU model, where it stalls), a

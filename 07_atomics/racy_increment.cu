@@ -13,24 +13,24 @@
 //           atomic global  atomicAdd on the global counter. The compiler (ptxas) sees that every
 //                          lane of a warp adds 1 to the same address and aggregates them: one vote
 //                          of the active lanes (VOTEU.ANY), their count (POPC), and ONE reduction
-//                          (REDG on sm_90, RED on sm_75) adding that count, sent by one lane (even
-//                          inline PTX red.global.add is aggregated so: ptxas does it). So
-//                          threads x iters increments reach L2 as (threads / 32) x iters atomics.
+//                          (REDG on sm_90, RED on sm_75) adding that count, sent by one lane. So
+//                          threads x iters increments become (threads / 32) x iters atomic
+//                          instructions (counted from the SASS: tests/sass_claims/07_atomics.txt).
 //           atomic lanes   the same atomicAdd, but each lane's address is counter + offset[i],
 //                          with offset[] all 0 in memory: the compiler cannot prove that the lanes
 //                          share one address, so it cannot aggregate: no vote, and every lane's
-//                          REDG goes to L2 - threads x iters atomics on one address.
+//                          REDG is issued - threads x iters atomics on one address.
 //           atomic shared  atomicAdd on a __shared__ counter, then one global atomicAdd per block
 //                          (aggregated too: on sm_90 the shared +1 is ATOMS.POPC.INC.32, one
 //                          instruction per warp that adds the number of active lanes; on sm_75 a
 //                          vote, POPC and one ATOMS.ADD)
 //         The atomic totals must equal threads x iters exactly; the racy totals are printed with
-//         the share of updates lost (no fixed number is asserted: it depends on the GPU and timing,
-//         only that a racy total can never exceed the exact one).
+//         the share of updates lost (no number is asserted, it depends on the GPU and timing; a
+//         racy total must lie in 1 .. exact: one store of old + 1 lands, none is invented).
 // Build:  make racy_increment   (nvcc -std=c++17 -O3 -arch=native -I../common -o racy_increment racy_increment.cu)
 // Run:    ./racy_increment [--threads=2^20] [--iters=16] [--reps=5]
-// Output: the five totals, updates lost, times, the atomics per warp and the lanes / global ratio,
-//         PASSED (if the three atomic totals are exact).
+// Output: the five totals, updates lost, times, the atomic instructions of the two global versions,
+//         their ratio, the slowest way; PASSED (atomic totals exact, racy totals in 1 .. exact).
 //         compute-sanitizer --tool racecheck ./racy_increment  reports the shared-memory hazards.
 #include <algorithm>
 #include <string>
@@ -63,7 +63,7 @@ __global__ void atomic_global(unsigned* counter, int n, int iters) {
 
 // As atomic_global, with an address that only the data makes uniform (offset[i] == 0 for every i).
 // Aggregation needs a warp-uniform address that the compiler can prove; here it cannot, so each lane
-// sends its own reduction, and they all queue on one L2 address.
+// issues its own reduction, all on one address.
 __global__ void atomic_lanes(unsigned* counter, const unsigned* __restrict__ offset, int n, int iters) {
     int i = blockIdx.x * BLOCK + threadIdx.x;
     if (i >= n) return;
@@ -115,8 +115,7 @@ int main(int argc, char** argv) {
                 default: atomic_shared<<<blocks, BLOCK>>>(d_counter, n, iters); break;
             }
         };
-        CHECK(cudaMemset(d_counter, 0xff, sizeof(unsigned)));  // a kernel that writes nothing cannot pass
-        launch();
+        launch();  // zeroes the counter first: a racy total of 0 (nothing written) fails its check below
         CHECK_LAUNCH();
         unsigned total = 0;
         CHECK(cudaMemcpy(&total, d_counter, sizeof total, cudaMemcpyDeviceToHost));
@@ -127,22 +126,25 @@ int main(int argc, char** argv) {
         times[w] = ms;
     }
     std::printf("(the racy totals differ from run to run; with very few threads none may be lost)\n\n");
-    // What reaches L2 follows from the SASS (tests/sass_claims/07_atomics.txt): atomic global sends one
-    // reduction per warp and iteration, atomic lanes one per thread and iteration.
+    // The atomic instructions issued follow from the SASS (tests/sass_claims/07_atomics.txt), not from
+    // a measurement: atomic global issues one reduction per warp and iteration, atomic lanes one per
+    // thread and iteration.
     long long warps = 0;
     for (int b = 0; b < blocks; ++b) warps += (std::min(BLOCK, n - b * BLOCK) + 31) / 32;
     long long per_warp = warps * iters, per_lane = (long long)n * iters;
     std::printf("global atomics on one address: %lld increments\n", per_lane);
-    std::printf("  atomic global: aggregated by the compiler, one REDG per warp and iteration = %lld L2 atomics, %.3f ms\n",
+    std::printf("  atomic global: aggregated by the compiler, one REDG per warp and iteration = %lld atomic instructions, %.3f ms\n",
                 per_warp, times[2]);
-    std::printf("  atomic lanes:  not aggregated, one REDG per lane and iteration     = %lld L2 atomics, %.3f ms\n",
+    std::printf("  atomic lanes:  not aggregated, one REDG per lane and iteration     = %lld atomic instructions, %.3f ms\n",
                 per_lane, times[3]);
     if (times[2] > 0)
-        std::printf("  lanes / aggregated: %.1fx the time for %.1fx the L2 atomics\n\n", times[3] / times[2],
-                    (double)per_lane / per_warp);
+        std::printf("  lanes / aggregated: %.1fx the time for %.1fx the atomic instructions (counted from the SASS)\n",
+                    times[3] / times[2], (double)per_lane / per_warp);
+    int slowest = (int)(std::max_element(times, times + WAYS) - times);
+    std::printf("  the slowest way in this run: %s (%.3f ms)\n\n", names[slowest], times[slowest]);
     for (int w = 0; w < WAYS; ++w) {
         if (w >= 2) verdict.check(totals[w] == expected, std::string(names[w]) + " total exact");
-        else verdict.check(totals[w] <= expected, std::string(names[w]) + " total <= exact (none invented)");
+        else verdict.check(totals[w] >= 1 && totals[w] <= expected, std::string(names[w]) + " total in 1..exact");
     }
     CHECK(cudaFree(d_counter));
     CHECK(cudaFree(d_offset));

@@ -16,10 +16,10 @@
 //         which order the plain accesses of the critical section. A watchdog (2^24 failed attempts)
 //         turns a hang into a reported failure. After the loop the lanes of a warp may still be
 //         diverged, as far as the programming model goes: __syncwarp() is what guarantees that they
-//         meet before they read each other's shared memory. (This build does not show the bug
-//         without it: nvcc closes the `if (i < n)` region with a convergence barrier, BSYNC, before
-//         the shared store, so the warp is reconverged there anyway; the machine-code claims check
-//         that the WARPSYNC is there, the results cannot.)
+//         meet before they read each other's shared memory. (This build is not expected to show the
+//         bug without it - not run without it on a GPU: nvcc closes the `if (i < n)` region with a
+//         convergence barrier, BSYNC, before the shared store, so the warp should be reconverged
+//         there anyway; the machine-code claims check that the WARPSYNC is there.)
 //         Checks: every lock's count and sum equal the CPU's (no update lost: mutual exclusion held),
 //         the warp-level totals add up, the watchdog never fired.
 // Build:  make warp_sync_lock   (nvcc -std=c++17 -O3 -arch=native -I../common -o warp_sync_lock warp_sync_lock.cu)
@@ -75,8 +75,8 @@ __global__ void locked_updates(int* locks, Guarded* data, int nlocks, const unsi
     // The lock loops may leave the lanes of this warp at different points; __syncwarp() waits for all
     // 32 and makes their shared-memory writes visible to each other. Without it nothing guarantees
     // that lane 0 reads a neighbour's slot after the neighbour wrote it (Volta+ does not run a warp in
-    // lockstep). Today's SASS reconverges the warp at the BSYNC that ends the `if` above, so the
-    // results would not show the missing __syncwarp (WARPSYNC.ALL here: tests/sass_claims).
+    // lockstep). Today's SASS has a BSYNC (a reconvergence) that ends the `if` above, so the results
+    // are not expected to show the missing __syncwarp (not run so; WARPSYNC.ALL here: tests/sass_claims).
     __syncwarp();
     if (threadIdx.x % 32 == 0) {
         unsigned long long w = 0;

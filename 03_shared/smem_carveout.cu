@@ -133,7 +133,8 @@ int main(int argc, char** argv) {
     if (only == -2) {
         verdict.check(all_ok, "results of all carveouts == CPU");
         // By hand at MaxShared: the SM's shared memory over one block's (dynamic + reserved), and the
-        // thread / block limits. Registers are not the limit for this small kernel (checked below).
+        // thread / block limits. Registers are printed beside them; where they would be the limit,
+        // the by-hand count is not compared with the API (below).
         int by_smem = (int)(dev.prop.sharedMemPerMultiprocessor / (smem + dev.prop.reservedSharedMemPerBlock));
         int by_threads = dev.prop.maxThreadsPerMultiProcessor / kBlock;
         int by_regs = dev.prop.regsPerMultiprocessor / (std::max(attr.numRegs, 1) * kBlock);

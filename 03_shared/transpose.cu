@@ -4,8 +4,9 @@
 //         M "银行冲突及其对共享内存的影响" (bank conflicts and their effect on shared memory);
 //         N 5.6 矩阵转置, 5.6.1 实现方法, 5.6.2 Bank conflicts.
 // Compile: nvcc -std=c++17 -O3 -arch=native -I../common -o transpose transpose.cu
-// Shows:  a transpose moves every byte once in and once out, so the copy of the same matrix (same
-//         tiling, same loads per thread) is its reference. The naive kernel reads rows but writes columns (each warp store touches 32
+// Shows:  a transpose moves every byte once in and once out, so a copy of the same matrix at the
+//         same tiling (same block, same loads per thread) is its reference; one copy is timed for
+//         each tiling. The naive kernel reads rows but writes columns (each warp store touches 32
 //         sectors); staging a tile in shared memory makes both global accesses row-wise, and the
 //         [T][T+1] padding removes the 32-way bank conflict of the column access in shared memory.
 //         Every version is checked against a CPU transpose, then timed: GB/s (read + write), % of
@@ -16,29 +17,29 @@
 //         ./transpose --book                 the book's setup: 2048 x 2048, 32x32 thread blocks,
 //                                            one element per thread; the book's V100 times alongside
 //         ./transpose --csv=FILE             also write the table as CSV (plot.py reads it)
-// Output: one check line per version, a table (time, GB/s, % of D2D, x naive), the best ratio, PASSED.
+// Output: one check line per version, a table (time, GB/s, % of D2D, x naive), the best transpose
+//         (% of D2D, % of the copy at its tiling, x naive), the book's steps beside these, the
+//         padding step, the unpadded tile against write-coalesced, PASSED.
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 #include "common.cuh"
 #include "results.cuh"
 
-// Tile parameters (chosen on an H100; worth re-tuning on another GPU). A block of TILE x ROWS threads moves one
-// TILE x TILE tile, TILE / ROWS elements per thread: fewer, busier threads keep several loads in
-// flight each, and the block is small enough for 8 blocks per SM.
+// Tile parameters (chosen on an H100; worth re-tuning on another GPU). A block of TILE x ROWS threads
+// moves one TILE x TILE tile, TILE / ROWS elements per thread: fewer, busier threads keep several
+// loads in flight each. A 32 x 8 or 64 x 8 block is 256 threads: by the thread count, at most
+// maxThreadsPerMultiProcessor / 256 blocks fit on an SM (8 on sm_80 and sm_90, 6 on sm_86 and
+// sm_89, 4 on sm_75).
 // Loads in flight: every kernel below first loads its TILE / ROWS elements into registers, then
-// stores them, and takes in and out as __restrict__. Written as one loop (load, store, load, store)
-// with plain pointers, nvcc must assume that a store to out may change in, so it cannot move a load
-// above an earlier store: the direct kernels then alternated LDG STG LDG STG, one load in flight per
-// thread, while the [32][32] shared-tile
-// kernels (whose global stores wait behind a barrier) had all four in flight (the 64 x 64 tile: one,
-// then seven, as a tile store waited for the first). Now each kernel issues all its
-// loads (LDG.E.CONSTANT: __restrict__ const also lets nvcc use the read-only path, for all five alike)
-// before its first store (SASS: tests/sass_claims/03_shared.txt; the two loops alone already give
-// that order), so the versions differ only in how they access memory. The shared-tile kernels load from a clamped address (an edge thread reloads a
-// valid element it then does not store): with a test around each load ptxas placed some of the tile
-// stores between the loads of the 64 x 64 tile.
+// stores them, and takes in and out as __restrict__; each issues all its loads before its first
+// store (SASS: tests/sass_claims/03_shared.txt; README "Notes: transpose" shows what one load-store
+// loop on plain pointers compiled to). __restrict__ const also lets nvcc use the read-only path
+// (LDG.E.CONSTANT) in every kernel alike. At one tiling the versions then differ only in how they
+// access memory; the copy kernel of that tiling is their reference. The shared-tile kernels load from
+// a clamped address: an edge thread reloads a valid element that it then does not store.
 constexpr int TILE = 32, ROWS = 8;
 constexpr int BIG_TILE = 64, BIG_ROWS = 8;   // a wider tile: 256-byte rows, 8 elements per thread
 
@@ -129,13 +130,14 @@ __global__ void matrix_transpose_padded(const float* __restrict__ in, float* __r
     transpose_via_shared<T, R, 1>(in, out, rows, cols);
 }
 
-// The five kernels at one tile configuration; the grid covers in (rows x cols) in T x T tiles,
+// The copy and the four transposes at one tile configuration; the grid covers in (rows x cols) in T x T tiles,
 // rounded up: the bounds checks handle the ragged edge. Every version is checked bit-exactly (a
 // transpose is a permutation) after its output is set to a NaN pattern: an element never written
 // cannot pass. The copy kernel's output must equal its input.
 template <int T, int R>
 void add_versions(Results& table, const float* in, float* out, int rows, int cols, bool all,
-                  const std::vector<float>& h_in, const std::vector<float>& ref, std::vector<float>& h_out) {
+                  const std::vector<float>& h_in, const std::vector<float>& ref, std::vector<float>& h_out,
+                  std::map<std::string, std::string>& copy_of) {
     dim3 block(T, R), grid((cols + T - 1) / T, (rows + T - 1) / T), grid_t((rows + T - 1) / T, (cols + T - 1) / T);
     std::string cfg = "[" + std::to_string(T) + "][" + std::to_string(T);
     size_t n = (size_t)rows * cols, bytes = n * sizeof(float);
@@ -147,10 +149,13 @@ void add_versions(Results& table, const float* in, float* out, int rows, int col
             verdict.exact(name, expected.data(), h_out.data(), n);
         };
     };
+    // The copy at this tiling: the reference for the transposes below (same block, same loads per
+    // thread), not one of the transposes.
+    std::string copy = "copy kernel (" + std::to_string(T) + "x" + std::to_string(R) + " tiling)";
+    table.add(copy, [=] { copy_tile<T, R><<<grid, block>>>(in, out, rows, cols); }, moved, check_against(h_in), poison)
+        .as_ceiling();
     if (all) {
-        table.add("copy kernel (same tiling)", [=] { copy_tile<T, R><<<grid, block>>>(in, out, rows, cols); }, moved,
-                  check_against(h_in), poison)
-            .as_ceiling();  // the bound a transpose approaches, not one of the transposes
+        copy_of["naive (read-coalesced)"] = copy_of["write-coalesced"] = copy_of["shared tile " + cfg + "]"] = copy;
         table.add("naive (read-coalesced)", [=] { matrix_transpose_naive<T, R><<<grid, block>>>(in, out, rows, cols); },
                   moved, check_against(ref), poison);
         table.add("write-coalesced", [=] {
@@ -160,6 +165,7 @@ void add_versions(Results& table, const float* in, float* out, int rows, int col
             matrix_transpose_shared<T, R><<<grid, block>>>(in, out, rows, cols);
         }, moved, check_against(ref), poison);
     }
+    copy_of["padded tile " + cfg + "+1]"] = copy;
     table.add("padded tile " + cfg + "+1]", [=] {
         matrix_transpose_padded<T, R><<<grid, block>>>(in, out, rows, cols);
     }, moved, check_against(ref), poison);
@@ -197,23 +203,32 @@ int main(int argc, char** argv) {
     table.param("cols", cols);
     table.param("setup", book ? "book" : "default");
     table.baseline_d2d(bytes);
-    if (book) add_versions<32, 32>(table, d_in, d_out, rows, cols, true, in, ref, out);  // the book's launch shape
+    std::map<std::string, std::string> copy_of;  // each transpose -> the copy kernel of its tiling
+    if (book)  // the book's launch shape
+        add_versions<32, 32>(table, d_in, d_out, rows, cols, true, in, ref, out, copy_of);
     else {
-        add_versions<TILE, ROWS>(table, d_in, d_out, rows, cols, true, in, ref, out);
-        add_versions<BIG_TILE, BIG_ROWS>(table, d_in, d_out, rows, cols, false, in, ref, out);
+        add_versions<TILE, ROWS>(table, d_in, d_out, rows, cols, true, in, ref, out, copy_of);
+        add_versions<BIG_TILE, BIG_ROWS>(table, d_in, d_out, rows, cols, false, in, ref, out, copy_of);
     }
     table.speedup_over("naive (read-coalesced)");
     Verdict verdict;
     table.run(verdict, reps);
 
-    const Results::Version *best = nullptr, *d2d = table.base();
-    for (auto& v : table.versions())
-        if (v.ms > 0 && !v.baseline && v.name.rfind("copy", 0) != 0 && (!best || v.rate() > best->rate())) best = &v;
-    const Results::Version *naive = table.find("naive (read-coalesced)"), *shared = table.find("shared tile [32][32]"),
+    // D2D is a DRAM ceiling only when in and out do not fit in the L2 together.
+    bool in_l2 = 2.0 * bytes <= (double)dev.prop.l2CacheSize;
+    if (in_l2)
+        std::printf("in + out = %.1f MB fit in the %.1f MB L2: cudaMemcpy D2D (and %% of D2D) is not a ceiling "
+                    "at this size\n", 2e-6 * bytes, dev.prop.l2CacheSize / 1e6);
+    const Results::Version *best = table.best(), *d2d = table.base(), *naive = table.find("naive (read-coalesced)");
+    if (best && d2d && naive) {
+        const Results::Version* copy = copy_of.count(best->name) ? table.find(copy_of[best->name]) : nullptr;
+        std::printf("best transpose: %s = %.1f%% of cudaMemcpy D2D%s", best->name.c_str(),
+                    100 * best->rate() / d2d->rate(), in_l2 ? " (not a ceiling here)" : "");
+        if (copy) std::printf(", %.1f%% of the %s", 100 * best->rate() / copy->rate(), copy->name.c_str());
+        std::printf(", %.1fx naive\n", naive->ms / best->ms);
+    }
+    const Results::Version *wc = table.find("write-coalesced"), *shared = table.find("shared tile [32][32]"),
                            *padded = table.find("padded tile [32][32+1]");
-    if (best && d2d && naive)
-        std::printf("best transpose: %s = %.1f%% of cudaMemcpy D2D, %.1fx naive\n", best->name.c_str(),
-                    100 * best->rate() / d2d->rate(), naive->ms / best->ms);
     if (naive && shared && padded) {
         // The book's figures (V100 PCIe, 2048 x 2048): naive 60 us -> shared 21 us -> padded 13 us.
         std::printf("book (V100): naive %.0f us -> shared %.0f us -> padded %.0f us = 1 : %.1fx : %.1fx\n", 60.0, 21.0,
@@ -221,7 +236,13 @@ int main(int argc, char** argv) {
         std::printf("here       : naive %.0f us -> shared %.0f us -> padded %.0f us = 1 : %.1fx : %.1fx%s\n",
                     1e3 * naive->ms, 1e3 * shared->ms, 1e3 * padded->ms, naive->ms / shared->ms, naive->ms / padded->ms,
                     book ? "" : "  (--book for the book's size)");
+        std::printf("padding step: shared %.1f us -> padded %.1f us = %.2fx here; book (V100) 21 -> 13 us = %.2fx\n",
+                    1e3 * shared->ms, 1e3 * padded->ms, shared->ms / padded->ms, 21.0 / 13);
     }
+    if (wc && shared)
+        std::printf("shared tile [32][32] vs write-coalesced: %.1f vs %.1f us: the unpadded tile is %.2fx %s\n",
+                    1e3 * shared->ms, 1e3 * wc->ms, shared->ms > wc->ms ? shared->ms / wc->ms : wc->ms / shared->ms,
+                    shared->ms > wc->ms ? "slower" : "faster");
 
     CHECK(cudaFree(d_in));
     CHECK(cudaFree(d_out));

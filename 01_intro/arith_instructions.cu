@@ -17,10 +17,14 @@
 //            (conversions + DFMA in the SASS: make arith_instructions.sass, README lab).
 //         4. i % n against i & (n - 1) for a power of two n known only at run time, and i % 1024.
 //         5. __half2 with __hfma2 (two halves per instruction) against scalar __half with __hfma
-//            (one chain per thread, so that nvcc cannot pack two of them into one HFMA2).
+//            (one chain per thread, so that nvcc cannot pack two of them into one HFMA2), timed with
+//            --half-rounds rounds per thread (milliseconds of HFMA2s, not the launch and the loads),
+//            each as a share of the GPU's FP16 peak.
 //         Every result is checked: 1 against the documented error bounds (and the timed runs on a
-//         sample of elements), 3-5 exactly against the CPU.
-// Build:  make arith_instructions   Run: ./arith_instructions [--n=2^20] [--iters=64] [--reps=10]
+//         sample of elements), 3-5 exactly against the CPU (5 also after the timed round count, on
+//         a sample of elements).
+// Build:  make arith_instructions
+// Run:    ./arith_instructions [--n=2^20] [--iters=64] [--half-rounds=65536] [--reps=10]
 // Output: two tables (max error, Gop/s) of 10 operations x 4 builds; three short comparisons; PASSED.
 #include <algorithm>
 #include <cmath>
@@ -152,6 +156,9 @@ __global__ void mod_kernel(const uint32_t* in, uint32_t* out, long long count, u
 // comparison would set packed against packed. One chain has nothing to pack with: its HFMA2 uses one
 // lane (`.H0_H0` operands; SASS has no scalar HFMA opcode since sm_75). Twice the threads, the same
 // FMAs: an instruction of the scalar kernel does half the work of one of hfma_vector's.
+// The rounds loop of both is unrolled 16 times: 16 HFMA2 and 3 other instructions (counter, compare,
+// branch) per iteration (tests/sass_claims/01_intro.txt), so with one instruction issued per clock
+// per scheduler the HFMA2s get at most 16 of every 19 issue slots.
 __global__ void hfma_scalar(__half* h, const __half* a, const __half* b, long long halves, int rounds) {
     long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (i >= halves) return;
@@ -171,6 +178,15 @@ __global__ void hfma_vector(__half2* h, const __half2* a, const __half2* b, long
 
 static unsigned grid_for(long long n, int block) { return (unsigned)((n + block - 1) / block); }
 
+// Results per clock per SM of "16-bit floating-point add, multiply, multiply-add" (the Programming
+// Guide's arithmetic-instruction throughput table; an HFMA2 gives two): 128 on sm_7x, 256 on sm_80
+// and sm_90, i.e. one HFMA2 per clock per scheduler on sm_90. 0 where this program does not know it.
+static int fp16_results_per_sm(int major, int minor) {
+    if (major == 7) return 128;
+    if ((major == 8 || major == 9) && minor == 0) return 256;
+    return 0;
+}
+
 // Rounds v to the nearest half (11 significant bits, ties to even) for v in the normal half range:
 // the result is exact in float, so the last conversion does not round again.
 static __half round_to_half(double v) {
@@ -185,6 +201,8 @@ int main(int argc, char** argv) {
               "path; a double literal; i % n vs i & (n-1); __half2 vs __half.");
     long long n = args.integer("n", 1LL << 20, 1, 1LL << 24, "elements per operation");
     int iters = (int)args.integer("iters", 64, 1, 1024, "evaluations per thread in the timed runs");
+    int half_rounds = (int)args.integer("half-rounds", 1 << 16, 1, 1 << 22,
+                                        "rounds per thread of the timed __hfma / __hfma2 kernels (part 5)");
     int reps = (int)args.integer("reps", 10, 1, 1000, "timed repetitions (median reported)");
     args.parse_or_exit();
 
@@ -365,6 +383,10 @@ int main(int argc, char** argv) {
         CHECK(cudaFree(d_o));
     }
     // ---- Part 5: __half2 + __hfma2 vs scalar __half ----
+    // Checked exactly twice: every element after `rounds` rounds, and a sample of elements after the
+    // timed kernels' half_rounds (every element would cost the CPU minutes). The timed runs use
+    // half_rounds: at the default n each kernel then runs for milliseconds of HFMA2s, so that its
+    // time is the instructions', not the launch's or the loads of h, a and b.
     {
         const long long pairs = (n + 1) / 2, halves = 2 * pairs;
         std::vector<float> hf = random_vector<float>(halves, 0.5f, 2.0f, 5), af = random_vector<float>(halves, 0.5f, 0.9f, 6),
@@ -374,13 +396,16 @@ int main(int argc, char** argv) {
             h[i] = __float2half_rn(hf[i]);
             a[i] = __float2half_rn(af[i]);
             b[i] = __float2half_rn(bf[i]);
-            // h * a + b is exact in double (11-bit significands of close magnitudes), so
-            // one rounding to half reproduces the hardware's fused multiply-add.
-            __half x = h[i];
-            for (int r = 0; r < rounds; ++r)
-                x = round_to_half((double)__half2float(x) * __half2float(a[i]) + __half2float(b[i]));
-            ref[i] = x;
         }
+        // h * a + b is exact in double (11-bit significands of close magnitudes), so one rounding to
+        // half reproduces the hardware's fused multiply-add.
+        auto cpu = [&](long long i, int rr) {
+            __half x = h[i];
+            for (int r = 0; r < rr; ++r)
+                x = round_to_half((double)__half2float(x) * __half2float(a[i]) + __half2float(b[i]));
+            return x;
+        };
+        for (long long i = 0; i < halves; ++i) ref[i] = cpu(i, rounds);
         __half *d_h, *d_a, *d_b;
         const size_t bytes = halves * sizeof(__half);
         CHECK(cudaMalloc(&d_h, bytes));
@@ -388,30 +413,63 @@ int main(int argc, char** argv) {
         CHECK(cudaMalloc(&d_b, bytes));
         CHECK(cudaMemcpy(d_a, a.data(), bytes, cudaMemcpyHostToDevice));
         CHECK(cudaMemcpy(d_b, b.data(), bytes, cudaMemcpyHostToDevice));
-        auto ks = [&] { hfma_scalar<<<grid_for(halves, block), block>>>(d_h, d_a, d_b, halves, rounds); };
-        auto kv = [&] {
-            hfma_vector<<<grid_for(pairs, block), block>>>((__half2*)d_h, (const __half2*)d_a, (const __half2*)d_b,
-                                                           pairs, rounds);
+        auto launch = [&](int k, int rr) {
+            if (k == 0)
+                hfma_scalar<<<grid_for(halves, block), block>>>(d_h, d_a, d_b, halves, rr);
+            else
+                hfma_vector<<<grid_for(pairs, block), block>>>((__half2*)d_h, (const __half2*)d_a,
+                                                               (const __half2*)d_b, pairs, rr);
         };
+        const char* names[2] = {"__hfma (scalar __half)", "__hfma2 (__half2)"};
         std::vector<uint16_t> ref_bits(halves), got_bits(halves);
         std::memcpy(ref_bits.data(), ref.data(), bytes);
+        // The sample: 256 elements spread over the array, and the last one.
+        std::vector<long long> idx;
+        for (long long j = 0; j < 256 && j < halves; ++j) idx.push_back(j * halves / std::min<long long>(256, halves));
+        if (idx.back() != halves - 1) idx.push_back(halves - 1);
+        std::vector<uint16_t> sref(idx.size()), sgot(idx.size());
+        for (size_t j = 0; j < idx.size(); ++j) {
+            __half x = cpu(idx[j], half_rounds);
+            std::memcpy(&sref[j], &x, sizeof x);
+        }
         for (int k = 0; k < 2; ++k) {
             CHECK(cudaMemcpy(d_h, h.data(), bytes, cudaMemcpyHostToDevice));
-            k == 0 ? ks() : kv();
+            launch(k, rounds);
             CHECK_LAUNCH();
             CHECK(cudaMemcpy(got.data(), d_h, bytes, cudaMemcpyDeviceToHost));
             std::memcpy(got_bits.data(), got.data(), bytes);
-            verdict.exact(k == 0 ? "__hfma (scalar __half)" : "__hfma2 (__half2)", ref_bits.data(), got_bits.data(),
-                          halves);
+            verdict.exact(names[k], ref_bits.data(), got_bits.data(), halves);
+            CHECK(cudaMemcpy(d_h, h.data(), bytes, cudaMemcpyHostToDevice));
+            launch(k, half_rounds);
+            CHECK_LAUNCH();
+            CHECK(cudaMemcpy(got.data(), d_h, bytes, cudaMemcpyDeviceToHost));
+            for (size_t j = 0; j < idx.size(); ++j) std::memcpy(&sgot[j], &got[idx[j]], sizeof(uint16_t));
+            verdict.exact(std::string(names[k]) + ", " + std::to_string(half_rounds) + " rounds (sampled)",
+                          sref.data(), sgot.data(), (long long)idx.size());
         }
-        double ts = bench_ms(ks, reps), tv = bench_ms(kv, reps);
-        std::printf("half precision: __hfma (1 half/thread) %.3f ms (%.0f Gflop/s), __hfma2 (2 halves/thread) %.3f ms "
-                    "(%.0f Gflop/s): %.2fx\n", ts,
-                    2.0 * halves * rounds / (ts * 1e6), tv, 2.0 * halves * rounds / (tv * 1e6), ts / tv);
+        double t[2];
+        for (int k = 0; k < 2; ++k) t[k] = bench_ms([&] { launch(k, half_rounds); }, reps);
+        const cudaDeviceProp& p = dev.prop;
+        const int per_sm = fp16_results_per_sm(p.major, p.minor);
+        const double peak = p.multiProcessorCount * 2.0 * per_sm * dev.sm_clock_khz / 1e6;  // GFLOP/s
+        const double flops = 2.0 * halves * half_rounds;
+        std::printf("half precision, %d rounds per thread (", half_rounds);
+        if (per_sm > 0)
+            std::printf("FP16 peak %.0f GFLOP/s = %d SMs x %d results x 2 x %.0f MHz", peak, p.multiProcessorCount,
+                        per_sm, dev.sm_clock_khz / 1e3);
+        else
+            std::printf("FP16 peak of sm_%d%d not known to this program", p.major, p.minor);
+        std::printf("):\n");
+        const char* rows[2] = {"__hfma  (1 half/thread) ", "__hfma2 (2 halves/thread)"};
+        for (int k = 0; k < 2; ++k) {
+            std::printf("  %s %8.3f ms %8.0f GFLOP/s", rows[k], t[k], flops / (t[k] * 1e6));
+            if (per_sm > 0) std::printf(" %5.1f%% of the FP16 peak", 100 * flops / (t[k] * 1e6) / peak);
+            std::printf("\n");
+        }
+        std::printf("  __hfma / __hfma2 time: %.2fx (the same FMAs in half the HFMA2 instructions)\n", t[0] / t[1]);
         CHECK(cudaFree(d_h));
         CHECK(cudaFree(d_a));
         CHECK(cudaFree(d_b));
     }
-    (void)dev;
     return verdict.finish();
 }

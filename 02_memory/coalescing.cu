@@ -57,10 +57,11 @@ __global__ void copy_stride(const uint32_t* __restrict__ in, uint32_t* __restric
 }
 
 // The fast path: 16-byte loads and stores (uint4) in a grid-stride loop over a grid that just
-// fills the GPU. One instruction moves 4x the bytes of the simple kernel, so fewer instructions
-// keep the same number of bytes in flight (nvcc unrolls the loop by 4: 4 LDG.E.128 per iteration,
-// issued before their stores; tests/sass_claims/02_memory.txt). cudaMalloc pointers are 256-byte
-// aligned, so the uint4 view is aligned; the n % 4 tail is copied one word at a time.
+// fills the GPU. One instruction moves 4x the bytes of the simple kernel, so a quarter of the
+// instructions move the same bytes (nvcc unrolls the loop by 4: 4 LDG.E.128 and 4 STG.E.128 per
+// iteration, tests/sass_claims/02_memory.txt; the loads and stores are interleaved, not all loads
+// first). cudaMalloc pointers are 256-byte aligned, so the uint4 view is aligned; the n % 4 tail
+// is copied one word at a time.
 __global__ void copy_vec4(const uint32_t* __restrict__ in, uint32_t* __restrict__ out, long long n) {
     long long n4 = n / 4, stride = (long long)gridDim.x * blockDim.x;
     long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;

@@ -48,10 +48,14 @@ __global__ void load_sum(const uint32_t* __restrict__ x, long long n, unsigned i
 
 // U independent chains of `rounds` dependent FMAs each; one store per thread.
 // fmaf: one rounding on the CPU and the GPU alike (a * b + c could be contracted on one side only).
-// `#pragma unroll 16` on the rounds loop: its body is then 16 x U FFMA and at most four other
-// instructions (counter, compare, branch; tests/sass_claims/01_intro.txt). With `#pragma unroll 1`
-// the ILP 1 loop is one FFMA in four issued instructions, which caps it at about a quarter of the
-// FP32 peak whatever the number of warps: its curve would show the loop, not the latency.
+// `#pragma unroll 16` on the rounds loop: its body is then 16 x U FFMA and 3 other instructions
+// (counter, compare, branch; on sm_75 4 at ILP 4; tests/sass_claims/01_intro.txt). An SM's
+// scheduler issues one instruction per clock, so the loop caps the rate at 16 / 19 = 84% of the
+// FP32 peak at ILP 1 and 64 / 67 = 96% at ILP 4, whatever the number of warps (print_level_off
+// prints the cap). With `#pragma unroll 1` the ILP 1 loop is one FFMA in four issued instructions,
+// which caps it at about a quarter of the FP32 peak: its curve would show the loop, not the latency.
+// Per iteration of fma_chains' loop, unrolled 16 times: 16 x U FFMA and 3 other instructions (sm_90).
+constexpr int kUnroll = 16, kLoopOther = 3;
 __host__ __device__ inline float chain_start(long long tid, int u) { return fmaf((float)((tid * 7 + u) % 1000), 1e-3f, 1.0f); }
 template <int U>
 __global__ void fma_chains(float* out, int rounds, float a, float b) {
@@ -88,16 +92,20 @@ static int fp32_lanes_per_sm(int major, int minor) {
 
 // Where a column of the table levels off, from its own data: the last row reached by doublings of
 // the warps that each still gave at least 1.5x (2x is linear growth: the added warps found issue
-// slots idle), and the first row within 10% of the column's best.
+// slots idle), with its rate, and the first row within 10% of the column's best. cap: the share of
+// the peak the kernel's loop allows (0: none printed).
 static void print_level_off(const char* what, const std::vector<int>& warps, const std::vector<double>& rate,
-                            const char* unit, double peak, const char* guide) {
+                            const char* unit, double peak, const char* guide, double cap = 0) {
     size_t linear = 0, near = 0, best = 0;
     while (linear + 1 < rate.size() && rate[linear + 1] >= 1.5 * rate[linear]) ++linear;
     for (size_t i = 0; i < rate.size(); ++i) best = rate[i] > rate[best] ? i : best;
     while (rate[near] < 0.9 * rate[best]) ++near;
-    std::printf("%-11s: >= 1.5x per doubling of the warps up to %d warps/SM; within 10%% of its best (%.0f %s, "
-                "%.0f%% of peak) from %d warps/SM%s\n",
-                what, warps[linear], rate[best], unit, 100 * rate[best] / peak, warps[near], guide);
+    std::printf("%-11s: >= 1.5x per doubling of the warps up to %d warps/SM (%.0f %s, %.0f%% of peak)%s; "
+                "within 10%% of its best (%.0f %s, %.0f%% of peak) from %d warps/SM",
+                what, warps[linear], rate[linear], unit, 100 * rate[linear] / peak, guide, rate[best], unit,
+                100 * rate[best] / peak, warps[near]);
+    if (cap > 0) std::printf("; the loop allows at most %.0f%% of peak", 100 * cap);
+    std::printf("\n");
 }
 
 int main(int argc, char** argv) {
@@ -205,8 +213,9 @@ int main(int argc, char** argv) {
     const double fp32_peak = sms * 2.0 * fp32_lanes_per_sm(p.major, p.minor) * dev.sm_clock_khz / 1e6;
     std::printf("FP32 peak %.0f GFLOP/s (%d SMs x %d lanes x 2 x %.0f MHz). Where each column levels off:\n",
                 fp32_peak, sms, fp32_lanes_per_sm(p.major, p.minor), dev.sm_clock_khz / 1e3);
-    print_level_off("FMA ILP 1", rows, fma1, "GFLOP/s", fp32_peak, " (guide: 16)");
-    print_level_off("FMA ILP 4", rows, fma4, "GFLOP/s", fp32_peak, " (guide: 4)");
+    auto cap = [](int U) { return double(kUnroll * U) / (kUnroll * U + kLoopOther); };  // FFMA / issued
+    print_level_off("FMA ILP 1", rows, fma1, "GFLOP/s", fp32_peak, " (guide: 16)", cap(1));
+    print_level_off("FMA ILP 4", rows, fma4, "GFLOP/s", fp32_peak, " (guide: 4)", cap(4));
     print_level_off("loads ILP 1", rows, load1, "GB/s", dev.peak_gbps, "");
     print_level_off("loads ILP 8", rows, load8, "GB/s", dev.peak_gbps, "");
     // The occupancy API against the program's own arithmetic: set-up, not a GPU result.

@@ -268,10 +268,30 @@ int main(int argc, char** argv) {
     }
     // Warps or loads: the settings with the same bytes in flight per SM (warps x K constant), fastest
     // first. Where more warps win every group, occupancy buys what ILP does not, and the reverse.
+    // But a row with fewer warps per SM than the SM has schedulers (4 from sm_70 on: Programming
+    // Guide, compute capabilities) leaves schedulers with no warp to issue from: 2 warps (one block)
+    // use at most 2 of the 4. Its comparison changes the schedulers at work as well as the warps, so
+    // each group is judged again without the rows of fewer than 4 warps.
+    const int schedulers = 4;
     std::map<double, std::vector<std::pair<double, std::string>>> same;  // bytes per SM -> (GB/s, name)
     for (auto& [name, s] : settings)
         if (const Results::Version* v = table.find(name)) same[s.bytes_per_sm].push_back({v->rate(), name});
-    int groups = 0, most_warps_won = 0, most_loads_won = 0;
+    auto warps = [&](const std::string& nm) { return settings[nm].warps; };
+    struct Tally { int groups = 0, most_warps = 0, fewest_warps = 0; double gap = 0, gap_bytes = 0; };
+    auto judge = [&](Tally& t, const std::vector<std::pair<double, std::string>>& rows, double bytes) {
+        if (rows.size() < 2) return;  // rows: fastest first
+        int max_w = 0, min_w = 1 << 30;
+        double r_max = 0, r_min = 0;
+        for (auto& [gbps, nm] : rows) {
+            if (warps(nm) > max_w) max_w = warps(nm), r_max = gbps;
+            if (warps(nm) < min_w) min_w = warps(nm), r_min = gbps;
+        }
+        ++t.groups;
+        t.most_warps += warps(rows[0].second) == max_w;
+        t.fewest_warps += warps(rows[0].second) == min_w;
+        if (r_min > 0 && r_max / r_min > t.gap) t.gap = r_max / r_min, t.gap_bytes = bytes;
+    };
+    Tally all, full;  // full: rows of at least `schedulers` warps per SM only
     std::printf("\nsame bytes in flight per SM, fastest first (GB/s):\n");
     for (auto& [bytes, rows] : same) {
         if (rows.size() < 3) continue;
@@ -279,16 +299,21 @@ int main(int argc, char** argv) {
         std::printf("  %5.1f KB:", bytes / 1024);
         for (auto& [gbps, name] : rows) std::printf("  %s %.0f;", name.c_str(), gbps);
         std::printf("\n");
-        auto warps = [&](const std::string& nm) { return settings[nm].warps; };
-        int max_w = 0, min_w = 1 << 30;
-        for (auto& r : rows) max_w = std::max(max_w, warps(r.second)), min_w = std::min(min_w, warps(r.second));
-        ++groups;
-        most_warps_won += warps(rows[0].second) == max_w;
-        most_loads_won += warps(rows[0].second) == min_w;
+        judge(all, rows, bytes);
+        std::vector<std::pair<double, std::string>> kept;
+        for (auto& r : rows)
+            if (warps(r.second) >= schedulers) kept.push_back(r);
+        judge(full, kept, bytes);
     }
-    if (groups)
+    if (all.groups)
         std::printf("at the same bytes in flight, the most warps (fewest loads per thread) were fastest in %d of %d groups,"
-                    " the fewest warps (most loads per thread) in %d\n", most_warps_won, groups, most_loads_won);
+                    " the fewest warps (most loads per thread) in %d; largest gap, most / fewest warps: %.2fx at %.1f KB\n",
+                    all.most_warps, all.groups, all.fewest_warps, all.gap, all.gap_bytes / 1024);
+    if (full.groups)
+        std::printf("  but %d warps per SM leave at least %d of the SM's %d schedulers without a warp; without the rows of"
+                    " fewer than %d warps: most warps fastest in %d of %d groups, fewest in %d; largest gap %.2fx at %.1f KB\n",
+                    BLOCK / 32, schedulers - BLOCK / 32, schedulers, schedulers, full.most_warps, full.groups,
+                    full.fewest_warps, full.gap, full.gap_bytes / 1024);
     double need = latency_ns * dev.peak_gbps / sms;  // ns x GB/s = bytes
     std::printf("Little's law: bytes in flight per SM = DRAM latency x peak / SMs = %.0f ns x %.0f GB/s / %d = %.1f KB\n"
                 "  (the latency of a lone load, measured here; under load it is longer)\n",

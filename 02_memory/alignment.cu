@@ -144,7 +144,7 @@ int main(int argc, char** argv) {
                 ratio("Float3, 12 bytes (align 4)", "Float3A16, 8+4-byte store"));
     std::printf("time Float3 / Float3A16, 16-byte store:  %.2fx (the extra padding bytes alone predict %.2fx)\n",
                 ratio("Float3, 12 bytes (align 4)", "Float3A16, 16-byte store"), 24.0 / 32.0);
-    std::printf("time Float3A16 8+4-byte store / 16-byte store: %.2fx (the same bytes; > 1: the partial store costs that much)\n",
+    std::printf("time Float3A16 8+4-byte store / 16-byte store: %.2fx (the same sizeof, 12 vs 16 bytes stored; > 1: the partial store costs that much)\n",
                 ratio("Float3A16, 8+4-byte store", "Float3A16, 16-byte store"));
     std::printf("time Float2 / Float2A8:  %.2fx (the same 8 bytes in 2 loads vs 1)\n",
                 ratio("Float2, 8 bytes (align 4)", "Float2A8, __align__(8)"));

@@ -217,9 +217,10 @@ void two_streams(Bench& bench, const DeviceInfo& dev, Verdict& verdict) {
     // "might be synchronous with respect to host": Runtime API, API synchronization behavior). s2's
     // half is copied first, so that without the join the copy of s2's results is the first thing s1
     // does once its own kernel ends, while s2's kernel may still run. Even so the race is narrow: the
-    // two kernels get the same work and start a launch apart. On the H100 a missing join was caught
-    // under the ordering stress (random spins in front of each stream's work) in 1 of 5 runs, and not
-    // without it (then with one whole-buffer copy; tests/mutants/02_memory.txt).
+    // two kernels get the same work and start a launch apart. On the H100, with s2's half copied
+    // first, a missing join was caught under the ordering stress (random spins in front of each
+    // stream's work) in the 2nd run, and not without it; with one whole-buffer copy it was not caught
+    // in 5 runs (tests/mutants/02_memory.txt).
     uint32_t* h_out;
     CHECK(cudaMallocHost(&h_out, bench.bytes));
     cudaEvent_t fork, join;

@@ -155,7 +155,9 @@ int main(int argc, char** argv) {
 
     // Input and launch counter set in s, where the graph runs: on the legacy stream they would not be
     // ordered before work in the non-blocking s. Issued after the capture and the instantiation, so
-    // that no host work between them and the launches hides a missing order. Issued before the hold
+    // that less host work stands between them and the launches (the first launch of `hold` below still
+    // loads its module, lazily, which may synchronize the device: a missing order can then stay
+    // hidden; tests/mutants/05_streams.txt, setup-legacy). Issued before the hold
     // kernel: the upload is from pageable memory, and such a cudaMemcpyAsync "might be synchronous
     // with respect to host" (API reference, API synchronization behavior): behind the hold kernel it
     // could keep the host waiting until the hold ended, and the launches below would no longer be

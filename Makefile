@@ -10,7 +10,8 @@
 #   make results      on a GPU machine: run the programs that feed figures and tables, add their
 #                     rows to results/<gpu>.csv, redraw every figure, rewrite the README tables
 #   make readme-results   no GPU needed: redraw the figures and rewrite the README tables from
-#                     the CSV files already in the repository
+#                     the CSV files already in the repository, and the chapter tables of
+#                     README.md and README.zh-CN.md from tests/manifest.txt and tests/programs_zh.txt
 #   make test-toolkits    no GPU needed: compile every .cu file against CUDA 12.x (oldest and
 #                     newest) and the newest 13.x headers from the Python package index
 #                     (tools/toolkit_check.py; packages cached in .toolkits/), then its tests
@@ -76,6 +77,7 @@ test-toolkits:
 readme-results:
 	@for d in $(CHAPTERS); do if [ -f $$d/plot.py ]; then $(PYTHON) $$d/plot.py || exit 1; fi; done
 	@$(PYTHON) tools/results.py update
+	@$(PYTHON) tools/readme_tables.py update
 
 # Asks the CUDA runtime whether a usable GPU is here (exit 0) or why not (exit 77).
 tests/gpu_probe: tests/gpu_probe.cu

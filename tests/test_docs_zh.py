@@ -74,7 +74,7 @@ def test_glossary_metrics_are_used_by_a_chapter():
 def test_zh_chapter_table_names_existing_programs():
     section = ZH.read_text().split("\n## 各章与手册章节", 1)[1].split("\n## ", 1)[0]
     chapter, seen = None, set()
-    for first, _sections, programs in table_rows(section):
+    for first, _sections, programs, *_points in table_rows(section):
         m = re.search(r"\[(\d\d_[a-z0-9_]+)\]", first)
         if m:
             chapter = m.group(1)

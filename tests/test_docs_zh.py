@@ -3,7 +3,10 @@
 Both files exist; README.md and every chapter README link to them near the top; every program they
 name is in tests/manifest.txt (a renamed or removed program fails here, not in front of a reader);
 every ncu metric the glossary names is one a chapter's lab.sh, README or exercises uses; every
-relative link in the two files points to a file that exists."""
+relative link in the two files points to a file that exists; every program the glossary names, in a
+table or a note, is in the manifest and links to its own source; the Chinese entry states the
+toolkit floor README.md states and shows every `make` command of README.md's code blocks (the
+instructors' `make check WORKSPACE=... CSV=...` and `make plots` included)."""
 import re
 
 import pytest
@@ -93,3 +96,46 @@ def test_relative_links_resolve(doc):
             continue
         path = target.split("#")[0]
         assert (ROOT / path).exists(), f"{doc.name}: link to {target}, which does not exist"
+
+
+PROGRAM_LINK = re.compile(r"\[`(\d\d_[a-z0-9_]+/[a-z0-9_]+)`\]\(([^)\s]+)\)")
+
+
+def test_glossary_program_names_and_links():
+    """Notes included: a program named anywhere in the glossary exists, and its link is its .cu file."""
+    text = GLOSSARY.read_text()
+    for name in re.findall(r"`(\d\d_[a-z0-9_]+/[a-z0-9_]+)`", text):
+        assert name in PROGRAMS, f"GLOSSARY.md names {name}, which tests/manifest.txt does not list"
+    links = PROGRAM_LINK.findall(text)
+    assert links, "GLOSSARY.md links no program"
+    for name, target in links:
+        assert target == f"{name}.cu", f"GLOSSARY.md: [`{name}`] links to {target}, not {name}.cu"
+
+
+def test_zh_states_the_toolkit_floor_of_readme():
+    m = re.search(r"CUDA Toolkit \((\d+\.\d+) or newer", (ROOT / "README.md").read_text())
+    assert m, "README.md: no 'CUDA Toolkit (X.Y or newer' in its quick start"
+    assert f"CUDA Toolkit（{m.group(1)} 或更新" in ZH.read_text(), \
+        f"README.zh-CN.md: the quick start does not give README.md's minimum CUDA {m.group(1)}"
+
+
+def make_commands(text):
+    """('make', target, variables) of every make line in the markdown's ```sh blocks."""
+    found = set()
+    for block in re.findall(r"```sh\n(.*?)```", text, re.S):
+        for line in block.splitlines():
+            words = line.split("#", 1)[0].split()
+            if words[:1] != ["make"]:
+                continue
+            args = [w for w in words[1:] if not w.startswith("-")]
+            target = next((w for w in args if "=" not in w), "")
+            found.add((target, tuple(sorted(w.split("=", 1)[0] for w in args if "=" in w))))
+    return found
+
+
+def test_zh_shows_every_make_command_of_readme():
+    english, chinese = make_commands((ROOT / "README.md").read_text()), make_commands(ZH.read_text())
+    assert english, "README.md: no make command in its ```sh blocks"
+    missing = sorted(english - chinese)
+    assert not missing, f"README.zh-CN.md: README.md's commands (target, variables) {missing} are not in its ```sh blocks"
+

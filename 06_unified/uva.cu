@@ -1,7 +1,7 @@
 // uva - the unified virtual address space: what cudaPointerGetAttributes says about each kind of
 // memory, and cudaMemcpyDefault between every pair of kinds.
 //
-// Manual: G 3.2.8 多设备系统 - 统一虚拟地址空间 (cudaPointerGetAttributes, cudaMemcpyDefault,
+// Manual: G “统一虚拟地址空间” (unnumbered in the translation, after 3.2.7.5; 3.2.8 in the English guide) (cudaPointerGetAttributes, cudaMemcpyDefault,
 //         cudaHostAlloc pointers usable in kernels directly, the unifiedAddressing attribute);
 //         G 3.2.5.3 Mapped Memory (a registered block may have a different device address);
 //         N 6.1 统一内存 (6.6.2 编程: "在具有计算能力 6.x 及更高版本的设备的支持平台上,统一内存将使应用程序

@@ -4,9 +4,11 @@
 #   make run          run every program at its default size
 #   make gpu-check    on a GPU machine: build, make test, compute-sanitizer, summary table
 #   make check        every chapter's exercises: builds the student's copies, checks them, prints
-#                     one table (chapter, exercise, kind, status, attempts); CSV=FILE also writes
-#                     it as CSV; WORKSPACE=DIR: the copies are in DIR/<chapter> (nothing is then
-#                     written into this tree), else in <chapter>/workspace
+#                     one table (chapter, exercise, kind, status, attempts) and why any was skipped;
+#                     CSV=FILE also writes it as CSV; WORKSPACE=DIR: the copies are in DIR/<chapter>
+#                     (made there for every chapter; nothing is then written into this tree), else
+#                     in <chapter>/workspace (only where there is one: a chapter without it is
+#                     listed as not yet, with the `make -C <chapter> workspace` that starts it)
 #   make results      on a GPU machine: run the programs that feed figures and tables, add their
 #                     rows to results/<gpu>.csv, redraw every figure, rewrite the README tables
 #   make readme-results   no GPU needed: redraw the figures and rewrite the README tables from
@@ -51,10 +53,17 @@ PYTHON ?= $(if $(wildcard .venv/bin/python),.venv/bin/python,python3)
 
 # Every chapter's exercises in one table (tools/exercises.py table). A chapter whose copies do not
 # build is still checked (its programs then say `not built`); the exit status is the table's.
+# Without WORKSPACE, a chapter is built only if the student made its workspace/ (make -C NN_name
+# workspace): a check never adds workspace/ to a chapter the student has not started. WORKSPACE=DIR
+# names the student's folder for every chapter: each chapter's copies are made there if missing.
+# Each chapter's build starts with a line naming it (EX_FROM: the copied lines name it too).
 EX_CHAPTERS := $(patsubst %/exercises/exercises.txt,%,$(wildcard 0[0-9]_*/exercises/exercises.txt))
 WS_ARG := $(if $(strip $(WORKSPACE)),WORKSPACE=$(abspath $(WORKSPACE)))
 check:
-	@for d in $(EX_CHAPTERS); do $(MAKE) --no-print-directory -k -C $$d exercises $(WS_ARG) || \
+	@for d in $(EX_CHAPTERS); do \
+	  if [ -z "$(WS_ARG)" ] && [ ! -d $$d/workspace ]; then continue; fi; \
+	  echo "== make -C $$d exercises$(if $(WS_ARG), $(WS_ARG))"; \
+	  $(MAKE) --no-print-directory -k -C $$d exercises $(WS_ARG) EX_FROM=$$d/ || \
 	  echo "$$d: some exercises did not build (see above)"; done
 	@$(PYTHON) tools/exercises.py table $(EX_CHAPTERS) $(if $(strip $(WORKSPACE)),--workspace=$(abspath $(WORKSPACE))) \
 	  $(if $(strip $(CSV)),--csv=$(abspath $(CSV)))

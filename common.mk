@@ -120,8 +120,10 @@ test: all
 	@$(MAKE) --no-print-directory -C .. test CHAPTER=$(notdir $(CURDIR))
 
 # The chapter's lab (README "Lab"): ncu / compute-sanitizer / cuobjdump commands in lab.sh.
+# `+`: lab.sh runs make (the listings), and that make shares this one's jobs; without the `+` make
+# keeps its jobserver from the script, and the inner make warns "jobserver unavailable".
 profile: all
-	./lab.sh
+	+./lab.sh
 
 # Python with matplotlib for the plotting targets: the repository's .venv (make test creates it) if present.
 PYTHON ?= $(if $(wildcard $(COMMON_DIR)/../.venv/bin/python),$(COMMON_DIR)/../.venv/bin/python,python3)
@@ -159,7 +161,10 @@ results: $(filter $(BUILD),$(RESULTS))
 # which can then be a shared read-only copy (one WORKSPACE per student). A relative DIR is taken
 # from the folder make runs in (the top-level Makefile passes an absolute one).
 # EX_SRC / EX_BIN choose other folders (the test suite builds exercises/ and exercises/solutions/).
+# EX_FROM (the top-level `make check` sets it to NN_name/) goes in front of the relative paths that
+# the copied / kept lines print, so that read from the repository root they name the chapter.
 WS_DIR := $(if $(strip $(WORKSPACE)),$(abspath $(WORKSPACE))/$(notdir $(CURDIR)),workspace)
+WS_SHOWN = $(if $(filter /%,$(WS_DIR)),$(WS_DIR),$(EX_FROM)$(WS_DIR))
 EX_SRC ?= $(WS_DIR)
 EX_BIN ?= $(EX_SRC)
 EX_PROGRAMS = $(patsubst $(EX_SRC)/%.cu,$(EX_BIN)/%,$(wildcard $(EX_SRC)/*.cu))
@@ -168,8 +173,8 @@ workspace:
 	@if [ ! -f exercises/exercises.txt ]; then echo "$(notdir $(CURDIR)) has no exercises"; exit 1; fi
 	@mkdir -p $(WS_DIR)
 	@for f in exercises/*.cu exercises/answers.txt; do [ -e "$$f" ] || continue; \
-	  if [ -e "$(WS_DIR)/$${f##*/}" ]; then [ -n "$(EX_QUIET)" ] || echo "kept     $(WS_DIR)/$${f##*/} (yours)"; \
-	  else cp "$$f" $(WS_DIR)/ && echo "copied   $$f -> $(WS_DIR)/"; fi; done
+	  if [ -e "$(WS_DIR)/$${f##*/}" ]; then [ -n "$(EX_QUIET)" ] || echo "kept     $(WS_SHOWN)/$${f##*/} (yours)"; \
+	  else cp "$$f" $(WS_DIR)/ && echo "copied   $(EX_FROM)$$f -> $(WS_SHOWN)/"; fi; done
 exercises:
 	@$(if $(filter $(WS_DIR),$(EX_SRC)),$(MAKE) --no-print-directory workspace EX_QUIET=1 &&) $(MAKE) --no-print-directory exercises-build
 exercises-build: $(EX_PROGRAMS)

@@ -8,7 +8,8 @@
 #      (make matmul_tiled.regs: common.mk's listing rule, ARCH=sm_XY if set, else this GPU)
 #   5. compute-sanitizer racecheck/synccheck on reduction (one __syncthreads per tree step is enough)
 #   6. ncu: the SGEMM progression step by step (FFMA share, shared wavefronts, global sectors, stalls)
-#   7. nvcc -Xptxas -v: registers and spills of every sgemm_steps kernel (expect 0 spill bytes)
+#   7. nvcc -Xptxas -v: registers and spills of every sgemm_steps kernel (expect 0 spill bytes;
+#      make sgemm_steps.regs, as in 4)
 # Needs ncu and compute-sanitizer (CUDA toolkit) and permission to read GPU counters
 # (root, or the driver's NVreg_RestrictProfilingToAdminUsers=0).
 set -u
@@ -79,7 +80,6 @@ else
 fi
 
 echo "== 7. sgemm_steps: nvcc -Xptxas -v (registers / spills / shared memory per kernel)"
-nvcc -std=c++17 -O3 $ARCH -I../common -Xptxas -v -o /tmp/sgemm_steps_ptxas sgemm_steps.cu -lcublas 2>&1 |
-  grep -E "Compiling entry function|registers|spill" | sed -E 's/ptxas info *: //' |
+make -s --no-print-directory sgemm_steps.regs &&
+  grep -E "Compiling entry function|registers|spill" sgemm_steps.regs | sed -E 's/ptxas info *: //' |
   { command -v c++filt >/dev/null && c++filt || cat; }
-rm -f /tmp/sgemm_steps_ptxas

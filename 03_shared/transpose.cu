@@ -1,4 +1,4 @@
-// transpose - matrix transpose: naive, write-coalesced, shared-memory tile, padded tile.
+// transpose - matrix transpose: naive, write-coalesced, shared-memory tile, padded tile (32x32 and 64x64).
 //
 // Manual: M "共享内存上的矩阵转置" (matrix transpose on shared memory) and
 //         M "银行冲突及其对共享内存的影响" (bank conflicts and their effect on shared memory);
@@ -130,10 +130,12 @@ __global__ void matrix_transpose_padded(const float* __restrict__ in, float* __r
     transpose_via_shared<T, R, 1>(in, out, rows, cols);
 }
 
-// The copy and the four transposes at one tile configuration; the grid covers in (rows x cols) in T x T tiles,
-// rounded up: the bounds checks handle the ragged edge. Every version is checked bit-exactly (a
-// transpose is a permutation) after its output is set to a NaN pattern: an element never written
-// cannot pass. The copy kernel's output must equal its input.
+// The copy and the transposes at one tile configuration: with `all` the four kinds (naive,
+// write-coalesced, shared tile, padded tile), else the padded tile only. main() runs [32][32] with
+// all and [64][64] padded: five transposes (--book: [32][32] only, four). The grid covers in
+// (rows x cols) in T x T tiles, rounded up: the bounds checks handle the ragged edge. Every version
+// is checked bit-exactly (a transpose is a permutation) after its output is set to a NaN pattern: an
+// element never written cannot pass. The copy kernel's output must equal its input.
 template <int T, int R>
 void add_versions(Results& table, const float* in, float* out, int rows, int cols, bool all,
                   const std::vector<float>& h_in, const std::vector<float>& ref, std::vector<float>& h_out,

@@ -45,12 +45,16 @@ else
 fi
 
 echo "== 5. cuobjdump -sass: texture instructions per program (tex1D/tex2D -> TEX, tex1Dfetch -> TLD)"
-for p in read_texels negate_array reverse_array texture_rotate image_scaling addressing_modes read_modes; do
-  [ -x "$p" ] || continue
-  printf '%-18s ' "$p"
-  make -s --no-print-directory "$p.sass" 2>/dev/null && grep -oE '\b(TEX|TLD|TLD4|TMML|TXD|TXQ)(\.[A-Z0-9_]+)*' "$p.sass" | sort | uniq -c | tr -s ' \n' ' '
-  echo
-done
+if command -v "${CUOBJDUMP:-cuobjdump}" >/dev/null 2>&1; then
+  for p in read_texels negate_array reverse_array texture_rotate image_scaling addressing_modes read_modes; do
+    [ -x "$p" ] || continue
+    printf '%-18s ' "$p"
+    make -s --no-print-directory "$p.sass" 2>/dev/null && grep -oE '\b(TEX|TLD|TLD4|TMML|TXD|TXQ)(\.[A-Z0-9_]+)*' "$p.sass" | sort | uniq -c | tr -s ' \n' ' '
+    echo
+  done
+else
+  echo "cuobjdump not found: skipping section 5"
+fi
 
 echo "== 6. nvcc -Xptxas -v: registers per kernel (texture vs global versions)"
 for f in reverse_array negate_array; do

@@ -323,19 +323,25 @@ def snapshot(root):
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-def test_top_level_check_table_csv_and_outside_workspace(tmp_path):
-    import csv
+def copy_tree(tmp_path):
+    """The parts of the repository that `make check` reads, copied into tmp_path/tree."""
     import shutil
     tree = tmp_path / "tree"
     tree.mkdir()
     for name in ("Makefile", "common.mk", "jobs.mk", "opencv.mk"):
         shutil.copy(ROOT / name, tree / name)
-    shutil.copytree(ROOT / "common", tree / "common")
+    shutil.copytree(ROOT / "common", tree / "common", ignore=shutil.ignore_patterns("build"))
     shutil.copytree(ROOT / "tools", tree / "tools", ignore=shutil.ignore_patterns("__pycache__"))
     for c in WITH_EXERCISES:
         (tree / c).mkdir()
         shutil.copy(ROOT / c / "Makefile", tree / c / "Makefile")
         shutil.copytree(ROOT / c / "exercises", tree / c / "exercises")
+    return tree
+
+
+def test_top_level_check_table_csv_and_outside_workspace(tmp_path):
+    import csv
+    tree = copy_tree(tmp_path)
     before = snapshot(tree)
     ws, grades = tmp_path / "student" / "cuda-ws", tmp_path / "grades.csv"
     nvcc = fake_nvcc(tmp_path / "nvcc")
@@ -376,3 +382,28 @@ def test_top_level_check_table_csv_and_outside_workspace(tmp_path):
     assert "FAILED: fake build" in rows[fix.name]["reason"]
     line = next(l for l in out.splitlines() if l.split()[1:2] == [fix.name])
     assert line.split() == [c1, fix.name, "fix", "not", "yet", "2"], line
+
+
+def test_top_level_check_in_tree(tmp_path):
+    """Without WORKSPACE: only the chapters the student started (workspace/) are built, the others are
+    listed as not started and get no workspace/; a skipped exercise's reason is printed under the
+    table, and a file copied into a workspace is named with its chapter."""
+    tree = copy_tree(tmp_path)
+    nvcc = write_script(tmp_path / "nvcc", 'out=""; while [ $# -gt 0 ]; do [ "$1" = "-o" ] && out=$2; shift; done\n'
+                        "printf '#!/bin/sh\\necho \"SKIPPED: no GPU here\"; exit 77\\n' > \"$out\"; chmod +x \"$out\"")
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEFILES", "WORKSPACE")}
+    started, others = WITH_EXERCISES[0], WITH_EXERCISES[1:]
+    r = subprocess.run(["make", "--no-print-directory", "-C", started, "workspace"], cwd=tree, env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    (tree / started / "workspace" / "answers.txt").unlink()
+    r = subprocess.run(["make", "--no-print-directory", "check", f"NVCC={nvcc}", f"PYTHON={sys.executable}"],
+                       cwd=tree, env=env, capture_output=True, text=True, timeout=600)
+    out = r.stdout + r.stderr
+    assert r.returncode != 0, out
+    assert f"copied   {started}/exercises/answers.txt -> {started}/workspace/" in out, out[-3000:]
+    assert [c for c in others if (tree / c / "workspace").exists()] == [], "make check made a workspace/"
+    programs = [e for c, e in ENTRIES if c == started and e.kind != "predict"]
+    names = ", ".join(f"{started}/{e.name}" for e in programs) if len(programs) <= 3 else f"{len(programs)} exercises"
+    assert f"skipped ({names}): SKIPPED: no GPU here" in out, out[-3000:]
+    assert f"not started (no workspace): {', '.join(others)}; make -C NN_name workspace starts one" in out

@@ -45,10 +45,12 @@ but some could not run (no GPU, or a feature it lacks: the reason is printed), 2
 
 `table` checks every chapter (or those named) and prints one table: chapter, exercise, kind,
 status, attempts - the `not yet` count of BIN/.attempts.json, i.e. how many chapter checks found
-it not yet (2 or more: the student has seen the line-range hint). It shows no hints and changes no
-count, so an instructor can run it on a student's workspace. --workspace=DIR: the student's files
-are in DIR/NN_name (`make workspace WORKSPACE=DIR` puts them there), else in NN_name/workspace.
---csv=FILE also writes the table, with each `not yet`'s reason, as CSV.
+it not yet (2 or more: the student has seen the line-range hint) - then, under it, the reason of
+every `skipped` (one line per reason: no GPU, a feature the GPU lacks) and the chapters without a
+workspace (their rows say `not yet`). It shows no hints and changes no count, so an instructor can
+run it on a student's workspace. --workspace=DIR: the student's files are in DIR/NN_name (`make
+workspace WORKSPACE=DIR` puts them there), else in NN_name/workspace. --csv=FILE also writes the
+table, with each `not yet`'s and `skipped`'s reason, as CSV.
 """
 import argparse
 import configparser
@@ -336,7 +338,8 @@ def check(args):
 def table(args):
     """Every chapter's check in one table (and a CSV file); changes no attempt count, shows no hints."""
     names = args.chapters or sorted(p.name for p in ROOT.glob("0[0-9]_*") if (p / "exercises" / "exercises.txt").exists())
-    rows = []
+    rows, missing = [], []
+    start = lambda name: f"make -C {name} workspace" + (f" WORKSPACE={args.workspace}" if args.workspace else "")
     for name in names:
         chapter = chapter_dir(name)
         if not (chapter / "exercises" / "exercises.txt").exists():
@@ -346,16 +349,18 @@ def table(args):
         attempts = read_attempts(src)
         t0, solved = time.monotonic(), 0
         exercises = load(chapter)
+        if not src.is_dir():
+            missing.append(chapter.name)
         for ex in exercises:
             if src.is_dir():
                 status, why = grade(chapter, ex, src, src)
             else:
-                status, why = "not yet", f"no workspace ({src}): make workspace"
+                status, why = "not yet", f"no workspace ({src}): {start(chapter.name)}"
             solved += status == "solved"
             rows.append({"chapter": chapter.name, "exercise": ex.name, "kind": ex.kind, "status": status,
                          "attempts": attempts.get(ex.name, 0), "reason": why})
-        print(f"checked {chapter.name}: {solved} of {len(exercises)} solved ({time.monotonic() - t0:.0f} s)",
-              file=sys.stderr, flush=True)
+        done = "no workspace" if not src.is_dir() else f"{solved} of {len(exercises)} solved"
+        print(f"checked {chapter.name}: {done} ({time.monotonic() - t0:.0f} s)", file=sys.stderr, flush=True)
     cols = ("chapter", "exercise", "kind", "status", "attempts")
     w = {c: max(len(c), *(len(str(r[c])) for r in rows)) for c in cols}
     print("  ".join(f"{c:<{w[c]}}" for c in cols))
@@ -363,8 +368,19 @@ def table(args):
         print("  ".join(f"{str(r[c]):<{w[c]}}" for c in cols).rstrip())
     counts = {s: sum(r["status"] == s for r in rows) for s in ("solved", "not yet", "skipped")}
     print(f"{len(rows)} exercises: {counts['solved']} solved, {counts['not yet']} not yet"
-          + (f", {counts['skipped']} skipped" if counts["skipped"] else "")
-          + ". Why, with hints: make -C NN_name check" + (f" WORKSPACE={args.workspace}" if args.workspace else ""))
+          + (f", {counts['skipped']} skipped" if counts["skipped"] else "") + ".")
+    # Why: a skipped program's own reason (no GPU, a feature the GPU lacks), one line per reason, and
+    # the chapters not started. A `not yet`'s reason is the chapter check's to give, with its hints.
+    skipped = {}
+    for r in rows:
+        if r["status"] == "skipped":
+            skipped.setdefault(r["reason"] or "(no reason printed)", []).append(f"{r['chapter']}/{r['exercise']}")
+    for why, these in skipped.items():
+        which = ", ".join(these) if len(these) <= 3 else f"{len(these)} exercises"
+        print(f"skipped ({which}): {why}")
+    if missing:
+        print(f"not started (no workspace): {', '.join(missing)}; {start('NN_name')} starts one")
+    print("Why not yet, with hints: make -C NN_name check" + (f" WORKSPACE={args.workspace}" if args.workspace else ""))
     if args.csv:
         with open(args.csv, "w", newline="") as f:
             out = csv.DictWriter(f, fieldnames=[*cols, "reason"])

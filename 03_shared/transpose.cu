@@ -174,7 +174,7 @@ void add_versions(Results& table, const float* in, float* out, int rows, int col
 }
 
 int main(int argc, char** argv) {
-    Args args(argc, argv, "Transposes a float matrix four ways and compares each with a copy.");
+    Args args(argc, argv, "Transposes a float matrix five ways (four with --book) and compares each with a copy of its tiling.");
     int rows = (int)args.integer("rows", 8192, 1, 32768, "rows of the input matrix");
     int cols = (int)args.integer("cols", 8192, 1, 32768, "columns of the input matrix");
     int reps = (int)args.integer("reps", 20, 1, 1000, "timed repetitions (median reported)");

@@ -121,7 +121,8 @@ test: all
 
 # The chapter's lab (README "Lab"): ncu / compute-sanitizer / cuobjdump commands in lab.sh.
 # `+`: lab.sh runs make (the listings), and that make shares this one's jobs; without the `+` make
-# keeps its jobserver from the script, and the inner make warns "jobserver unavailable".
+# keeps its jobserver from the script, and the inner make warns "jobserver unavailable". (A `+`
+# line runs under `make -n` too: `make -n profile` runs the lab.)
 profile: all
 	+./lab.sh
 

@@ -85,7 +85,7 @@ make -s --no-print-directory registers_local.regs &&
     grep -E "Compiling entry|bytes spill|Used [0-9]+ registers" registers_local.regs | sed -E "s/ptxas info +: //; s/^ +//; s/Compiling entry function '([^']*)'.*/\1:/" |
     demangle | paste - - - | sed 's/^/    /' 
 echo "   LDL/STL (local memory) instructions per kernel in the SASS:"
-if have cuobjdump; then
+if have "${CUOBJDUMP:-cuobjdump}"; then
     make -s --no-print-directory registers_local.sass &&
     awk '/Function :/ {f = $3; n[f] += 0} /LDL|STL/ {n[f]++}
         END {for (f in n) printf "    %s %d\n", f, n[f]}' registers_local.sass | demangle | sort
@@ -102,7 +102,7 @@ else
 fi
 
 echo "== 3. readonly_cache: global loads per kernel (LDG.E.CONSTANT = read-only / non-coherent path)"
-if have cuobjdump; then
+if have "${CUOBJDUMP:-cuobjdump}"; then
     make -s --no-print-directory readonly_cache.sass &&
     awk '/Function :/ {f = $3; c[f] += 0; p[f] += 0}
         /LDG/ {if ($0 ~ /CONSTANT/) c[f]++; else p[f]++}
@@ -129,7 +129,7 @@ else
 fi
 
 echo "== 6. latency: the first three loads of each chase (the address register is the last load's result)"
-if have cuobjdump; then
+if have "${CUOBJDUMP:-cuobjdump}"; then
     make -s --no-print-directory latency.sass &&
     awk '/Function :/ {f = $3; k = 0}
         f ~ /chase_(global|shared|constant|texture)/ && /(LDG|LDS|ULDC|TLD)[. ]/ && !/c\[0x0\]/ &&
@@ -141,7 +141,7 @@ else
 fi
 
 echo "== 7. alignment: global loads and stores per kernel (G 5.3.2: one instruction needs size and alignment 8 / 16)"
-if have cuobjdump; then
+if have "${CUOBJDUMP:-cuobjdump}"; then
     make -s --no-print-directory alignment.sass &&
     awk '/Function :/ {f = $3} /(LDG|STG)\./ {for (i = 1; i <= NF; i++) if ($i ~ /^(LDG|STG)\./) n[f " " $i]++}
         END {for (k in n) printf "    %s %d\n", k, n[k]}' alignment.sass | demangle | sort

@@ -92,13 +92,11 @@ readme-results:
 tests/gpu_probe: tests/gpu_probe.cu
 	nvcc -std=c++17 -O2 -Werror all-warnings -o $@ $<
 
-# The ordering stress's preloaded library (tests/stress.py; GPU machines only, not part of `all`).
-STRESS_ARCH := $(if $(strip $(ARCH)),-arch=$(ARCH),$(if $(shell $(CUDA_PATH)/bin/__nvcc_device_query >/dev/null 2>&1 && echo y),-arch=native,\
-  -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 \
-  -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90,code=[sm_90,compute_90]))
-.stress/libordering_stress.so: tests/stress/ordering_stress.cu
-	@mkdir -p $(@D)
-	nvcc -std=c++17 -O2 -Werror all-warnings -Xcompiler -Wall,-Wextra,-fPIC -shared -cudart shared $(STRESS_ARCH) -o $@ $< -ldl
+# The ordering stress's preloaded library (tests/stress.py; not part of `all`): built by common.mk's
+# rule, which chooses the architecture as for the programs (this GPU, ARCH=..., or the portable set).
+.PHONY: .stress/libordering_stress.so
+.stress/libordering_stress.so:
+	@$(MAKE) --no-print-directory -f common.mk stress-lib
 
 # Host-side unit tests of common/ (no GPU needed).
 include opencv.mk

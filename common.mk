@@ -89,6 +89,16 @@ $(IMAGE_PROGRAMS): LDLIBS += $(OPENCV_LIBS)
 $(PROGRAMS): $(LAB_COMMON_LIB)
 
 lab-common: $(LAB_COMMON_LIB)
+
+# The ordering stress's preloaded library (tests/stress.py), for the programs' architectures; the
+# top-level `make .stress/libordering_stress.so` comes here.
+STRESS_LIB := $(abspath $(COMMON_DIR)/../.stress/libordering_stress.so)
+.PHONY: stress-lib
+stress-lib: $(STRESS_LIB)
+	@:
+$(STRESS_LIB): $(abspath $(COMMON_DIR)/../tests/stress/ordering_stress.cu)
+	@mkdir -p $(@D)
+	$(NVCC) -std=c++17 -O2 $(ARCH_FLAGS) $(WERROR) -Xcompiler -Wall,-Wextra,-fPIC -shared -cudart shared -o $@ $< -ldl
 $(sort $(LAB_COMMON_LIB) $(EX_COMMON_LIB)): $(COMMON_DIR)/lab_common.cpp $(COMMON_HEADERS)
 	@mkdir -p $(@D)
 	$(NVCC) $(LAB_LIB_FLAGS) -lib -o $@.tmp$$$$ $< && mv -f $@.tmp$$$$ $@

@@ -49,8 +49,10 @@ The mutated copies are built in .mutants/ (ignored by git); the summary line:
     run them: exit 77, e.g. two GPUs needed), B not built; T timing-only programs
 """
 import argparse
+import copy
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -62,6 +64,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 from manifest import load_manifest  # noqa: E402
+import stress  # noqa: E402  (the preloaded library of `stress: yes` mutants)
 
 MUTANTS_DIR = ROOT / "tests" / "mutants"
 WORK = ROOT / ".mutants"
@@ -109,7 +112,6 @@ def unescape(s):
 
 
 def load_mutants(chapter=None, path=MUTANTS_DIR):
-    import shlex
     out = []
     for f in sorted(path.glob("*.txt")):
         if chapter and f.stem not in chapter.split(","):
@@ -236,8 +238,6 @@ def run_one(m, d, args, timeout):
         tool = ["compute-sanitizer", "--tool", m.expect, "--error-exitcode", "99", "--print-limit", "5"]
         timeout *= 4
     if m.stress:
-        sys.path.insert(0, str(ROOT / "tests"))
-        import stress
         env = stress.stress_env(env)
     try:
         r = subprocess.run(tool + [str(d / m.binary)] + args, capture_output=True, text=True, cwd=d, env=env,
@@ -334,7 +334,6 @@ def main():
         results.append((m, res, tries))
         plain = ""
         if m.stress and a.also_plain:
-            import copy
             q = copy.copy(m)
             q.stress = False
             rc, last, out = run_one(q, d, args, a.timeout)

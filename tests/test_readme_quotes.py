@@ -164,18 +164,9 @@ def context(text, pos):
             depth -= 1
         i -= 1
     if start is not None:
-        depth, j, in_code = 0, pos, False
-        while j < len(text):
-            c = text[j]
-            if c == "`":
-                in_code = not in_code
-            elif not in_code and c == "(":
-                depth += 1
-            elif not in_code and c == ")":
-                if depth == 0:
-                    return text[start + 1:j]
-                depth -= 1
-            j += 1
+        inner = paren_after(text, start)
+        if inner is not None:
+            return inner
     a = max(text.rfind(". ", 0, pos), text.rfind(": ", 0, pos))
     b = min([x for x in (text.find(". ", pos), text.find("; ", pos)) if x >= 0] or [len(text)])
     return text[a + 1:b]

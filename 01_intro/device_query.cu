@@ -43,7 +43,9 @@ static std::string kb(size_t bytes) { return std::to_string(bytes / 1024) + " KB
 static std::string yes(int v) { return v ? "yes" : "no"; }
 
 // What the device itself reports, to check the properties against: each thread of one block of
-// maxThreadsPerBlock threads writes the device's warpSize and the number of threads it sees.
+// maxThreadsPerBlock threads writes warpSize and the number of threads it sees. (nvcc compiles
+// warpSize to the constant 32, so that half checks the compiler against the API; blockDim.x is
+// read on the device.)
 __global__ void self_report(int* out) { out[threadIdx.x] = warpSize * 65536 + blockDim.x; }
 
 int main(int argc, char** argv) {

@@ -33,7 +33,8 @@ __global__ void vector_add(const float* a, const float* b, float* c, long long n
 
 // Version 2: each thread moves 16 bytes per load (float4), in a grid-stride loop sized to fill
 // the GPU: a quarter of the memory instructions for the same bytes (nvcc unrolls the loop 4 times:
-// 8 LDG.E.128 and 4 STG.E.128 per iteration, tests/sass_claims/01_intro.txt). cudaMalloc
+// 8 LDG.E.128 and 4 STG.E.128 per iteration, tests/sass_claims/01_intro.txt; without __restrict__
+// the copies stay in order, two loads then their store, so the unrolled iterations do not overlap). cudaMalloc
 // returns 256-byte-aligned pointers, so the float4 view is aligned; the tail (n % 4) is done
 // one float at a time.
 __global__ void vector_add_vec4(const float* a, const float* b, float* c, long long n) {

@@ -105,6 +105,14 @@ int main(int argc, char** argv) {
 
     DeviceInfo dev = select_device(args.device());
     (void)dev;
+    // Load every kernel now: with lazy loading (the default on Linux since CUDA 12.2, on Windows since
+    // 12.3) loading a kernel at its first use can synchronize the device. `hold` is first launched
+    // right after the set-up below, so its loading would hide a set-up left on the legacy stream
+    // (tests/mutants/05_streams.txt, setup-legacy).
+    for (const void* k : {(const void*)fill, (const void*)next_launch, (const void*)hold}) {
+        cudaFuncAttributes fa;
+        CHECK(cudaFuncGetAttributes(&fa, k));
+    }
     Verdict verdict;
     std::vector<uint32_t> in = random_vector<uint32_t>(n, 0, 0xffffffffu, 21);
     unsigned long long expected_sum = 0;
@@ -155,9 +163,7 @@ int main(int argc, char** argv) {
 
     // Input and launch counter set in s, where the graph runs: on the legacy stream they would not be
     // ordered before work in the non-blocking s. Issued after the capture and the instantiation, so
-    // that less host work stands between them and the launches (the first launch of `hold` below still
-    // loads its module, lazily, which may synchronize the device: a missing order can then stay
-    // hidden; tests/mutants/05_streams.txt, setup-legacy). Issued before the hold
+    // that less host work stands between them and the launches. Issued before the hold
     // kernel: the upload is from pageable memory, and such a cudaMemcpyAsync "might be synchronous
     // with respect to host" (API reference, API synchronization behavior): behind the hold kernel it
     // could keep the host waiting until the hold ended, and the launches below would no longer be

@@ -3,7 +3,9 @@ the SASS that cuobjdump prints (tests/sass.py says how). No GPU needed; cuobjdum
 Toolkit or the PyPI package nvidia-cuda-cuobjdump (requirements.txt). Also: every `expect: sass`
 mutant of tests/mutants/ (a planted change, e.g. a `#pragma unroll 1` removed) makes one of its
 program's claims fail, so the claims can fail."""
+import os
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -14,13 +16,61 @@ import mutants as mut
 CLAIMS = sass.load_claims()
 SASS_MUTANTS = [m for m in mut.load_mutants() if m.expect == "sass"]
 _cache = None
+_mutant_results = None
+# One pytest process (a GPU machine runs the tests one at a time; JOBS=1): the cubins of the claims
+# and of the sass mutants are compiled up front on every core, not one by one as the tests reach
+# them (that took ~4 minutes of a GPU machine's `make test`). Under pytest-xdist each worker
+# compiles only what its own tests need.
+PREFETCH = not os.environ.get("PYTEST_XDIST_WORKER")
+JOBS = max(1, int(os.environ.get("JOBS") or os.cpu_count() or 1))
 
 
 def cache():
     global _cache
     if _cache is None:
         _cache = sass.SassCache()
+        if PREFETCH and sass.find_tool("cuobjdump"):
+            keys = sorted({(c.program, c.arch) for c in CLAIMS})
+            with ThreadPoolExecutor(JOBS) as pool:
+                # errors (a program that does not compile here) surface again in its own test
+                list(pool.map(lambda k: _try(_cache.get, *k), keys))
     return _cache
+
+
+def _try(f, *a):
+    try:
+        return f(*a)
+    except Exception as e:  # noqa: BLE001 - reported by the test that needs it
+        return e
+
+
+def mutant_broken(m):
+    """The claims of m.program that fail on the mutated source, over every arch they name."""
+    claims = [c for c in CLAIMS if c.program == m.program]
+    with tempfile.TemporaryDirectory() as tmp:
+        work = mut.prepare_root(Path(tmp))
+        d = mut.apply(m, work / m.chapter)
+        broken = []
+        for arch in sorted({c.arch for c in claims}):
+            funcs = sass.parse_sass(sass.sass_text(sass.cubin(d, m.binary, arch, workdir=tmp), arch))
+            broken += [c for c in claims if c.arch == arch and sass.check_claim(c, funcs)]
+    return broken
+
+
+def mutant_result(m):
+    global _mutant_results
+    if _mutant_results is None:
+        _mutant_results = {}
+        if PREFETCH:
+            with ThreadPoolExecutor(JOBS) as pool:
+                _mutant_results = dict(zip([x.id for x in SASS_MUTANTS],
+                                           pool.map(lambda x: _try(mutant_broken, x), SASS_MUTANTS)))
+    if m.id not in _mutant_results:
+        _mutant_results[m.id] = _try(mutant_broken, m)
+    r = _mutant_results[m.id]
+    if isinstance(r, Exception):
+        raise r
+    return r
 
 
 def need_cuobjdump():
@@ -68,13 +118,7 @@ def test_sass_mutant_breaks_a_claim(m, request):
     need_cuobjdump()
     claims = [c for c in CLAIMS if c.program == m.program]
     assert claims, f"{m.where}: expect: sass, but {m.program} has no claims"
-    with tempfile.TemporaryDirectory() as tmp:
-        work = mut.prepare_root(Path(tmp))
-        d = mut.apply(m, work / m.chapter)
-        broken = []
-        for arch in sorted({c.arch for c in claims}):
-            funcs = sass.parse_sass(sass.sass_text(sass.cubin(d, m.binary, arch, workdir=tmp), arch))
-            broken += [c for c in claims if c.arch == arch and sass.check_claim(c, funcs)]
+    broken = mutant_result(m)
     assert broken, f"{m.id} ({m.lesson}): every claim of {m.program} still holds on the mutated source"
     if m.fails:
         import re

@@ -43,10 +43,11 @@ static std::string kb(size_t bytes) { return std::to_string(bytes / 1024) + " KB
 static std::string yes(int v) { return v ? "yes" : "no"; }
 
 // What the device itself reports, to check the properties against: each thread of one block of
-// maxThreadsPerBlock threads writes warpSize and the number of threads it sees. (nvcc compiles
-// warpSize to the constant 32, so that half checks the compiler against the API; blockDim.x is
-// read on the device.)
-__global__ void self_report(int* out) { out[threadIdx.x] = warpSize * 65536 + blockDim.x; }
+// maxThreadsPerBlock threads writes how many threads its warp has and how many its block has. The
+// warp's threads are counted as they run: __activemask() has one bit per active thread of the
+// warp, and all of them are active here (no branch before it). (The built-in warpSize would not
+// do: nvcc compiles it to the constant 32.) blockDim.x is read on the device.
+__global__ void self_report(int* out) { out[threadIdx.x] = __popc(__activemask()) * 65536 + blockDim.x; }
 
 int main(int argc, char** argv) {
     Args args(argc, argv, "Prints the device properties and attributes that later chapters rely on.");
@@ -110,7 +111,8 @@ int main(int argc, char** argv) {
 
     Verdict verdict;
     // The GPU's own view, checked against the properties: a block of the maximum size runs, and every
-    // thread sees the warp size and block size that cudaDeviceProp reports.
+    // thread counts the threads of its warp and of its block: the warp size and the block size that
+    // cudaDeviceProp reports.
     {
         int* d_out;
         const int nt = p.maxThreadsPerBlock;
@@ -120,7 +122,7 @@ int main(int argc, char** argv) {
         self_report<<<1, nt>>>(d_out);
         CHECK_LAUNCH();
         CHECK(cudaMemcpy(got.data(), d_out, nt * sizeof(int), cudaMemcpyDeviceToHost));
-        verdict.exact("device's warpSize * 65536 + blockDim.x", want.data(), got.data(), nt);
+        verdict.exact("threads per warp * 65536 + blockDim.x, counted on the device", want.data(), got.data(), nt);
         CHECK(cudaFree(d_out));
     }
     // The rest compares the API with itself or with documented constants: notes, not checks.

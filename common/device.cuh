@@ -258,6 +258,13 @@ LAB_INLINE const DeviceProfile* active_profile() {
     return chosen;
 }
 
+// persistingL2CacheMaxSize under a profile: 0 below compute capability 8.0 (L2 persistence comes
+// with 8.0, the programming guide); else the real GPU's set-aside share of its L2, of the profile's L2.
+LAB_INLINE int profile_persisting_l2(const DeviceProfile& p, int real_persisting, int real_l2) {
+    if (p.get("major") < 8 || real_l2 <= 0) return 0;
+    return (int)((double)real_persisting / real_l2 * p.get("l2CacheSize"));
+}
+
 LAB_INLINE DeviceInfo device_info(int id) {
     DeviceInfo d;
     d.id = id;
@@ -278,7 +285,10 @@ LAB_INLINE DeviceInfo device_info(int id) {
         q.sharedMemPerBlockOptin = (size_t)p->get("sharedMemPerBlockOptin");
         q.sharedMemPerMultiprocessor = (size_t)p->get("sharedMemPerMultiprocessor");
         q.l2CacheSize = (int)p->get("l2CacheSize");
-        q.persistingL2CacheMaxSize = std::min(q.persistingL2CacheMaxSize, q.l2CacheSize);
+        // L2 set-aside for persisting accesses exists from compute capability 8.0 (the programming
+        // guide); the profiles give no set-aside size, so the real GPU's share of its L2 is applied.
+        q.persistingL2CacheMaxSize = profile_persisting_l2(*p, d.real.persistingL2CacheMaxSize, d.real.l2CacheSize);
+        if (q.persistingL2CacheMaxSize == 0) q.accessPolicyMaxWindowSize = 0;
         q.maxThreadsPerMultiProcessor = (int)p->get("maxThreadsPerMultiProcessor");
         q.maxBlocksPerMultiProcessor = (int)p->get("maxBlocksPerMultiProcessor");
         q.regsPerMultiprocessor = (int)p->get("regsPerMultiprocessor");
@@ -311,7 +321,12 @@ LAB_INLINE int device_attribute(cudaDeviceAttr attr, int dev) {
     case cudaDevAttrMaxSharedMemoryPerBlockOptin: return (int)p->get("sharedMemPerBlockOptin");
     case cudaDevAttrMaxSharedMemoryPerMultiprocessor: return (int)p->get("sharedMemPerMultiprocessor");
     case cudaDevAttrL2CacheSize: return (int)p->get("l2CacheSize");
-    case cudaDevAttrMaxPersistingL2CacheSize: return std::min(v, (int)p->get("l2CacheSize"));
+    case cudaDevAttrMaxPersistingL2CacheSize: {
+        int l2 = 0;
+        CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+        return profile_persisting_l2(*p, v, l2);
+    }
+    case cudaDevAttrMaxAccessPolicyWindowSize: return p->get("major") >= 8 ? v : 0;
     case cudaDevAttrMaxThreadsPerMultiProcessor: return (int)p->get("maxThreadsPerMultiProcessor");
     case cudaDevAttrMaxBlocksPerMultiprocessor: return (int)p->get("maxBlocksPerMultiProcessor");
     case cudaDevAttrMaxRegistersPerMultiprocessor: return (int)p->get("regsPerMultiprocessor");

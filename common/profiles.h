@@ -26,7 +26,8 @@ inline constexpr const char* kTable = R"(
 source guide-cc  https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#features-and-technical-specifications  CUDA C++ Programming Guide: Technical Specifications per Compute Capability (threads, blocks, registers and shared memory per SM and per block; clusters from 9.0) and Arithmetic Instructions (64 FP32 lanes per SM on 7.5 and 8.0, 128 on 8.6 and 8.9)
 source guide-um  https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#system-requirements-for-unified-memory  CUDA C++ Programming Guide: Unified Memory system requirements (Linux, compute capability 6.0+: concurrentManagedAccess 1; pageableMemoryAccess only with HMM or ATS; hostNativeAtomicSupported only over NVLink-C2C/NVLink to the CPU; Windows and WSL: concurrentManagedAccess 0)
 source guide-pool https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#stream-ordered-memory-allocator  CUDA C++ Programming Guide: Stream Ordered Memory Allocator (cudaDevAttrMemoryPoolsSupported; supported from CUDA 11.2 on Linux and Windows)
-source wsl       https://docs.nvidia.com/cuda/wsl-user-guide/index.html#known-limitations-for-linux-cuda-applications  CUDA on WSL User Guide, WSL 2 Support Constraints: Known Limitations for Linux CUDA Applications (Unified Memory limited to what native Windows has: no concurrent CPU/GPU access, no oversubscription/demand paging; pinned system memory limited; IPC not supported) and Features Not Yet Supported
+source wsl       https://docs.nvidia.com/cuda/wsl-user-guide/index.html#known-limitations-for-linux-cuda-applications  CUDA on WSL User Guide, WSL 2 Support Constraints: Known Limitations for Linux CUDA Applications (Unified Memory limited to what native Windows has: no concurrent CPU/GPU access to managed memory, no on-demand paging or oversubscription; pinned system memory limited)
+source guide-uva https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#unified-virtual-address-space  CUDA C++ Programming Guide: Unified Virtual Address Space (one address space for the host and the devices of compute capability 2.0+ in a 64-bit process; pinned host memory from cudaHostAlloc is then mapped, usable by kernels)
 source dq-t4     https://chiemon.github.io/2024/12/25/%E6%98%BE%E5%8D%A1%E4%BF%A1%E6%81%AF.html  deviceQuery output of a Tesla T4 (CUDA 11.0 driver)
 source t4-ds     https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/tesla-t4/t4-tensor-core-datasheet-951643.pdf  NVIDIA T4 datasheet (2,560 CUDA cores, 16 GB GDDR6, 320+ GB/s, PCIe Gen3 x16, single slot)
 source a100-wp   https://images.nvidia.com/aem-dgx/Content/dam/en-zz/Solutions/data-center/nvidia-ampere-architecture-whitepaper.pdf  NVIDIA A100 Tensor Core GPU Architecture whitepaper, table 3 (A100 SXM4 40 GB: 108 SMs, 40 MB L2, 5120-bit HBM2 at 1215 MHz DDR, 1555 GB/s, 164 KB shared memory per SM)
@@ -54,13 +55,13 @@ t4 concurrentManagedAccess        1            guide-um
 t4 pageableMemoryAccess           0            unpublished  needs HMM or ATS (guide-um), which a hosted notebook's driver and kernel are not documented to have: 0, the conservative value (system-allocated memory is then not touched by kernels)
 t4 pageableMemoryAccessUsesHostPageTables 0    guide-um  ATS only: NVLink-C2C/POWER9 systems, not a PCIe card
 t4 hostNativeAtomicSupported      0            guide-um  a PCIe card: no native atomics with the CPU
-t4 canMapHostMemory               1            guide-um  every device of compute capability 2.0+ on a 64-bit OS (unified addressing)
-t4 unifiedAddressing              1            guide-um  64-bit Linux
+t4 canMapHostMemory               1            guide-uva  mapped pinned memory on every 64-bit platform with unified addressing
+t4 unifiedAddressing              1            guide-uva  a 64-bit process
 t4 asyncEngineCount               1            unpublished  the copy-engine count is not in the datasheet: 1, the conservative value (copies in one direction at a time overlap kernels; programs read it and say so)
 t4 concurrentKernels              1            guide-cc  every device of compute capability 2.0+
 t4 memoryPoolsSupported           1            guide-pool
 t4 ipcEventSupported              1            unpublished  Linux supports the IPC API on every device of unified addressing (cudaIpc* reference); 1
-t4 peerAccess                     0            t4-ds  a hosted notebook gives one GPU: no peer to access
+t4 peerAccess                     0            unpublished  a hosted notebook gives one GPU: no peer to access
 
 profile rtx3060-laptop-wsl  NVIDIA GeForce RTX 3060 Laptop GPU | a Windows laptop, CUDA under WSL 2
 rtx3060-laptop-wsl major                          8            guide-cc  GA106, Ampere GeForce: 8.6
@@ -82,13 +83,13 @@ rtx3060-laptop-wsl concurrentManagedAccess        0            wsl,guide-um
 rtx3060-laptop-wsl pageableMemoryAccess           0            wsl,guide-um
 rtx3060-laptop-wsl pageableMemoryAccessUsesHostPageTables 0    wsl,guide-um
 rtx3060-laptop-wsl hostNativeAtomicSupported      0            guide-um  a PCIe GPU
-rtx3060-laptop-wsl canMapHostMemory               1            guide-um  mapped pinned memory exists; WSL limits how much system memory can be pinned (wsl)
-rtx3060-laptop-wsl unifiedAddressing              1            guide-um
+rtx3060-laptop-wsl canMapHostMemory               1            guide-uva,wsl  mapped pinned memory exists; WSL limits how much system memory can be pinned
+rtx3060-laptop-wsl unifiedAddressing              1            guide-uva  a 64-bit process
 rtx3060-laptop-wsl asyncEngineCount               1            unpublished  not published for the laptop part: 1, the conservative value
 rtx3060-laptop-wsl concurrentKernels              1            guide-cc
 rtx3060-laptop-wsl memoryPoolsSupported           1            guide-pool
-rtx3060-laptop-wsl ipcEventSupported              0            wsl  IPC APIs are not supported under WSL 2
-rtx3060-laptop-wsl peerAccess                     0            wsl  a laptop has one NVIDIA GPU (and WSL lists peer-to-peer among what it lacks)
+rtx3060-laptop-wsl ipcEventSupported              0            unpublished  earlier CUDA on WSL guides listed the IPC APIs as not supported; whether today's driver has them was not confirmed from the current guide: 0, the conservative value (ipc then skips)
+rtx3060-laptop-wsl peerAccess                     0            unpublished  a laptop has one NVIDIA GPU: no peer to access
 
 profile rtx4090  NVIDIA GeForce RTX 4090 | a desktop or lab PC (Linux)
 rtx4090 major                          8            guide-cc  AD102, Ada: 8.9
@@ -110,8 +111,8 @@ rtx4090 concurrentManagedAccess        1            guide-um
 rtx4090 pageableMemoryAccess           0            unpublished  HMM needs the open kernel modules and a recent Linux kernel (guide-um); not every lab PC has them: 0, the conservative value
 rtx4090 pageableMemoryAccessUsesHostPageTables 0    guide-um  ATS only
 rtx4090 hostNativeAtomicSupported      0            guide-um  a PCIe GPU
-rtx4090 canMapHostMemory               1            guide-um
-rtx4090 unifiedAddressing              1            guide-um
+rtx4090 canMapHostMemory               1            guide-uva  mapped pinned memory on every 64-bit platform with unified addressing
+rtx4090 unifiedAddressing              1            guide-uva  a 64-bit process
 rtx4090 asyncEngineCount               1            unpublished  not in the whitepaper: 1, the conservative value
 rtx4090 concurrentKernels              1            guide-cc
 rtx4090 memoryPoolsSupported           1            guide-pool
@@ -138,8 +139,8 @@ a100 concurrentManagedAccess        1            guide-um
 a100 pageableMemoryAccess           0            unpublished  HMM depends on the node's driver and kernel (guide-um): 0, the conservative value
 a100 pageableMemoryAccessUsesHostPageTables 0    guide-um  an x86 node: no ATS
 a100 hostNativeAtomicSupported      0            guide-um  an x86 node: the CPU link is PCIe
-a100 canMapHostMemory               1            guide-um
-a100 unifiedAddressing              1            guide-um
+a100 canMapHostMemory               1            guide-uva  mapped pinned memory on every 64-bit platform with unified addressing
+a100 unifiedAddressing              1            guide-uva  a 64-bit process
 a100 asyncEngineCount               1            unpublished  not in the whitepaper: 1, the conservative value
 a100 concurrentKernels              1            guide-cc
 a100 memoryPoolsSupported           1            guide-pool
@@ -166,8 +167,8 @@ gtx1650 concurrentManagedAccess        1            guide-um
 gtx1650 pageableMemoryAccess           0            unpublished  HMM depends on the PC's driver and kernel (guide-um): 0, the conservative value
 gtx1650 pageableMemoryAccessUsesHostPageTables 0    guide-um  ATS only
 gtx1650 hostNativeAtomicSupported      0            guide-um  a PCIe GPU
-gtx1650 canMapHostMemory               1            guide-um
-gtx1650 unifiedAddressing              1            guide-um
+gtx1650 canMapHostMemory               1            guide-uva  mapped pinned memory on every 64-bit platform with unified addressing
+gtx1650 unifiedAddressing              1            guide-uva  a 64-bit process
 gtx1650 asyncEngineCount               1            unpublished  not on NVIDIA's page: 1, the conservative value
 gtx1650 concurrentKernels              1            guide-cc
 gtx1650 memoryPoolsSupported           1            guide-pool

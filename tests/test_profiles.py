@@ -67,7 +67,7 @@ def test_wsl_profile_cites_the_wsl_guide():
     sources, profiles = table()
     assert "wsl-user-guide" in sources["wsl"][0]
     wsl = profiles["rtx3060-laptop-wsl"]
-    for a in ("concurrentManagedAccess", "pageableMemoryAccess", "ipcEventSupported"):
+    for a in ("concurrentManagedAccess", "pageableMemoryAccess"):
         value, src, _ = wsl[a]
         assert value == "0" and "wsl" in src.split(","), a
 

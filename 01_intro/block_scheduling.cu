@@ -70,10 +70,12 @@ int main(int argc, char** argv) {
     unsigned grid = (unsigned)((n + block - 1) / block);  // at most 2^23 blocks: fits gridDim.x
     int per_sm = 0;  // how many of these blocks one SM holds at once
     CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, collatz_blocks, block, 0));
-    long long wave = (long long)per_sm * dev.prop.multiProcessorCount;
+    // The waves of the GPU the blocks run on: dev.real, not a CUDA_LAB_PROFILE's SM count (the
+    // start order below is measured on this GPU).
+    long long wave = (long long)per_sm * dev.real.multiProcessorCount;
     double waves = (double)grid / wave;
     std::printf("n = %lld, %u blocks of %d; one wave = %d blocks/SM x %d SMs = %lld blocks -> %.1f waves\n", n,
-                grid, block, per_sm, dev.prop.multiProcessorCount, wave, waves);
+                grid, block, per_sm, dev.real.multiProcessorCount, wave, waves);
 
     std::vector<uint32_t> in = random_vector<uint32_t>(n, 1u, 1u << 16, 1), ref(n), out(n);
     collatz_cpu(in.data(), ref.data(), n);
@@ -141,7 +143,7 @@ int main(int argc, char** argv) {
     std::printf("blocks not started at their own index: %lld of %u; descents: %lld; max |ticket - blockIdx|: %lld\n",
                 out_of_place, grid, descents, max_shift);
     std::printf("SMs used: %lld (%%nsmid = %u, SM count %d); most blocks on one SM: %lld\n", used, o.nsmid,
-                dev.prop.multiProcessorCount, busiest);
+                dev.real.multiProcessorCount, busiest);
     std::printf("run 2 start order differs from run 1 for %lld of %u blocks\n", differ, grid);
     // Out-of-order starts are what the guide allows, not what it promises; with many waves of
     // uneven blocks they are all but certain, so only there is their absence counted as a failure.

@@ -21,11 +21,9 @@
 #include <vector>
 #include "common.cuh"
 
-static int attr(cudaDeviceAttr a, int dev) {
-    int v = 0;
-    CHECK(cudaDeviceGetAttribute(&v, a, dev));
-    return v;
-}
+// Through common/'s device_attribute(): with CUDA_LAB_PROFILE set, the profile's GPU answers
+// (common/profiles.h), as dev.prop does.
+static int attr(cudaDeviceAttr a, int dev) { return device_attribute(a, dev); }
 
 static std::string version(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
 
@@ -63,8 +61,7 @@ int main(int argc, char** argv) {
     CHECK(cudaRuntimeGetVersion(&runtime));
     CHECK(cudaGetDeviceCount(&count));
     for (int d = 0; d < count && d < max_devices; ++d) {
-        cudaDeviceProp q;
-        CHECK(cudaGetDeviceProperties(&q, d));
+        cudaDeviceProp q = device_info(d).prop;  // the profile's GPU when CUDA_LAB_PROFILE is set
         std::printf("device %d: %s, CC %d.%d, %.1f GB%s\n", d, q.name, q.major, q.minor, q.totalGlobalMem / 1e9,
                     d == id ? "  <- selected" : "");
     }
@@ -96,8 +93,9 @@ int main(int argc, char** argv) {
     std::snprintf(buf, sizeof buf, "%d KB, persisting max %d KB, window max %d MB", p.l2CacheSize >> 10,
                   p.persistingL2CacheMaxSize >> 10, p.accessPolicyMaxWindowSize >> 20);
     row("L2 cache", buf);
+    const int mem_khz = attr(cudaDevAttrMemoryClockRate, id);  // the profile's under CUDA_LAB_PROFILE
     std::snprintf(buf, sizeof buf, "%.1f GB, %d-bit bus, %d MHz -> %.0f GB/s peak", p.totalGlobalMem / 1e9,
-                  p.memoryBusWidth, dev.mem_clock_khz / 1000, dev.peak_gbps);
+                  p.memoryBusWidth, mem_khz / 1000, 2.0 * mem_khz * 1e3 * (p.memoryBusWidth / 8.0) / 1e9);
     row("global memory", buf);
     row("copy engines (asyncEngineCount)", std::to_string(p.asyncEngineCount));
     row("concurrent kernels", yes(p.concurrentKernels));

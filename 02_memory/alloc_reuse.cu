@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
 
     DeviceInfo dev = select_device(args.device());
     int pools = 0;
-    CHECK(cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, dev.id));
+    pools = device_attribute(cudaDevAttrMemoryPoolsSupported, dev.id);
     if (!pools) skip("this device/driver has no stream-ordered memory allocator (cudaDevAttrMemoryPoolsSupported = 0)");
     size_t bytes = n * sizeof(uint32_t);
     std::printf("%d iterations, scratch buffer %.2f MB each\n", iters, bytes / 1048576.0);

@@ -74,8 +74,12 @@ int main(int argc, char** argv) {
 
     DeviceInfo dev = select_device(args.device());
     require_cc(dev, 9, 0, "thread block clusters");
-    int cluster_launch = 0;
-    CHECK(cudaDeviceGetAttribute(&cluster_launch, cudaDevAttrClusterLaunch, dev.id));
+    // The device's 9.0 is not enough: built for compute_75 (make ARCH=compute_75) the driver
+    // JIT-compiles the kernel's PTX for this GPU, but that PTX holds the empty body that
+    // `#if __CUDA_ARCH__ >= 900` leaves below sm_90. The kernel's ptxVersion says which code it
+    // has: the manual's G 3.1 (binary and PTX compatibility, JIT).
+    require_kernel_arch((const void*)histogram_cluster, 90, "cluster_dsmem's kernels", "thread block clusters");
+    int cluster_launch = device_attribute(cudaDevAttrClusterLaunch, dev.id);
     if (!cluster_launch) skip("this device does not support cluster launch (cudaDevAttrClusterLaunch = 0)");
 
     size_t bytes = n * sizeof(int);

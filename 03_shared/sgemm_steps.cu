@@ -806,8 +806,14 @@ int main(int argc, char** argv) {
     DeviceInfo dev = select_device(args.device());
     std::printf("C[%d x %d] = A[%d x %d] * B[%d x %d], fp32; %.1f GFLOP per product\n", M, N, M, K, K, N,
                 2.0 * M * N * K / 1e9);
-    if (dev.cc() < 80)  // the cp_async* helpers above compile to plain loads and stores there
+    // The cp_async* helpers above compile to plain loads and stores below sm_80: on such a GPU, and
+    // in a build for compute_75 whatever the GPU (the driver JIT-compiles that PTX; the manual's
+    // G 3.1). Every kernel of this file is compiled for the same architectures, so step 1 tells.
+    if (dev.cc() < 80)
         std::printf("sm_%d has no cp.async (sm_80+): steps 7-9 copy with ordinary loads and stores\n", dev.cc());
+    else if (!kernel_has_arch((const void*)sgemm_1_naive, 80))
+        std::printf("the kernels were compiled for %s, without cp.async (sm_80+): steps 7-9 copy with ordinary "
+                    "loads and stores\n", kernel_arch_text((const void*)sgemm_1_naive).c_str());
     table.param("m", M);
     table.param("n", N);
     table.param("k", K);

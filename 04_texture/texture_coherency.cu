@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
     DeviceInfo dev = select_device(args.device());
     int n = w * h;
     int max_linear = 0;  // cudaDeviceProp::maxTexture1DLinear is gone in CUDA 13
-    CHECK(cudaDeviceGetAttribute(&max_linear, cudaDevAttrMaxTexture1DLinearWidth, dev.id));
+    max_linear = device_attribute(cudaDevAttrMaxTexture1DLinearWidth, dev.id);
     if (n > max_linear) skip("buffer larger than this GPU's max 1D linear texture");
     std::printf("%d x %d unsigned texels (%.1f MB)\n", w, h, 4.0 * n / 1e6);
 

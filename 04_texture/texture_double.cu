@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
     // A texture on linear memory must start at a multiple of textureAlignment (cudaResourceDesc docs);
     // cudaMalloc guarantees 256 bytes, which may be less: allocate more and round the base up.
     int tex_align = 0;
-    CHECK(cudaDeviceGetAttribute(&tex_align, cudaDevAttrTextureAlignment, dev.id));
+    tex_align = device_attribute(cudaDevAttrTextureAlignment, dev.id);
     char* d_raw;
     double* d_out;
     CHECK(cudaMalloc(&d_raw, bytes + tex_align));

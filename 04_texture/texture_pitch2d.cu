@@ -77,10 +77,10 @@ int main(int argc, char** argv) {
 
     DeviceInfo dev = select_device(args.device());
     int max_w = 0, max_h = 0, max_pitch = 0, pitch_align = 0;
-    CHECK(cudaDeviceGetAttribute(&max_w, cudaDevAttrMaxTexture2DLinearWidth, dev.id));
-    CHECK(cudaDeviceGetAttribute(&max_h, cudaDevAttrMaxTexture2DLinearHeight, dev.id));
-    CHECK(cudaDeviceGetAttribute(&max_pitch, cudaDevAttrMaxTexture2DLinearPitch, dev.id));
-    CHECK(cudaDeviceGetAttribute(&pitch_align, cudaDevAttrTexturePitchAlignment, dev.id));
+    max_w = device_attribute(cudaDevAttrMaxTexture2DLinearWidth, dev.id);
+    max_h = device_attribute(cudaDevAttrMaxTexture2DLinearHeight, dev.id);
+    max_pitch = device_attribute(cudaDevAttrMaxTexture2DLinearPitch, dev.id);
+    pitch_align = device_attribute(cudaDevAttrTexturePitchAlignment, dev.id);
     if (w > max_w || h > max_h) skip("image larger than this GPU's 2D linear texture limits");
 
     size_t n = (size_t)w * h, row_bytes = (size_t)w * sizeof(float);
@@ -92,7 +92,7 @@ int main(int argc, char** argv) {
     std::printf("%d x %d floats; row = %zu bytes, cudaMallocPitch pitch = %zu bytes (texturePitchAlignment %d)\n", w,
                 h, row_bytes, pitch_a, pitch_align);
     int tex_align = 0;  // a Pitch2D texture's base must be a multiple of this (cudaResourceDesc docs)
-    CHECK(cudaDeviceGetAttribute(&tex_align, cudaDevAttrTextureAlignment, dev.id));
+    tex_align = device_attribute(cudaDevAttrTextureAlignment, dev.id);
     Verdict verdict;
     // Notes: what cudaMallocPitch/cudaMalloc returned against the device's alignment attributes (the
     // runtime against itself); the checks are the smoothed rounds below.

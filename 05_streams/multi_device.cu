@@ -92,8 +92,7 @@ int main(int argc, char** argv) {
     // 3.2.7.1 Enumeration, and who can access whom.
     std::printf("%d devices:\n", count);
     for (int d = 0; d < count; ++d) {
-        cudaDeviceProp p;
-        CHECK(cudaGetDeviceProperties(&p, d));
+        cudaDeviceProp p = device_info(d).prop;  // the profile's GPU when CUDA_LAB_PROFILE is set
         std::printf("   %d: %s, compute capability %d.%d, %d SMs, %.0f GB, unifiedAddressing %d\n", d, p.name, p.major,
                     p.minor, p.multiProcessorCount, p.totalGlobalMem / 1e9, p.unifiedAddressing);
     }
@@ -104,8 +103,7 @@ int main(int argc, char** argv) {
     for (int a = 0; a < shown; ++a) {
         std::printf("   %d: ", a);
         for (int b = 0; b < shown; ++b) {
-            int can = 0;
-            if (a != b) CHECK(cudaDeviceCanAccessPeer(&can, a, b));
+            bool can = a != b && can_access_peer(a, b);  // through the profile's peerAccess
             std::printf("%3s", a == b ? "-" : can ? "1" : "0");
         }
         std::printf("\n");
@@ -196,9 +194,7 @@ int main(int argc, char** argv) {
     verdict.exact("d0 kernel -> wait -> peer copy -> d1 kernel", want.data(), got.data(), n);
 
     // 3.2.7.4 Peer access, both directions where the topology allows it.
-    int can01 = 0, can10 = 0;
-    CHECK(cudaDeviceCanAccessPeer(&can10, d1, d0));
-    CHECK(cudaDeviceCanAccessPeer(&can01, d0, d1));
+    int can01 = can_access_peer(d0, d1), can10 = can_access_peer(d1, d0);
     CHECK(cudaSetDevice(d0));
     CHECK(cudaMemcpy(p0, pattern.data(), bytes, cudaMemcpyHostToDevice));
 

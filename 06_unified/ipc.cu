@@ -200,8 +200,8 @@ int main(int argc, char** argv) {
 
     DeviceInfo dev = select_device(args.device());
     int unified = 0, ipc_events = 0;
-    CHECK(cudaDeviceGetAttribute(&unified, cudaDevAttrUnifiedAddressing, dev.id));
-    CHECK(cudaDeviceGetAttribute(&ipc_events, cudaDevAttrIpcEventSupport, dev.id));
+    unified = device_attribute(cudaDevAttrUnifiedAddressing, dev.id);
+    ipc_events = device_attribute(cudaDevAttrIpcEventSupport, dev.id);
     std::printf("unifiedAddressing %d, ipcEventSupport %d; child pid %d\n", unified, ipc_events, (int)pid);
     if (!unified) skip("CUDA IPC needs unified addressing (cudaDevAttrUnifiedAddressing = 0)");
     if (!ipc_events) skip("this device/platform does not support CUDA IPC (cudaDevAttrIpcEventSupport = 0)");

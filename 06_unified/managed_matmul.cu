@@ -63,8 +63,8 @@ int main(int argc, char** argv) {
 
     DeviceInfo dev = select_device(args.device());
     int managed = 0, concurrent = 0;
-    CHECK(cudaDeviceGetAttribute(&managed, cudaDevAttrManagedMemory, dev.id));
-    CHECK(cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess, dev.id));
+    managed = device_attribute(cudaDevAttrManagedMemory, dev.id);
+    concurrent = device_attribute(cudaDevAttrConcurrentManagedAccess, dev.id);
     if (!managed) skip("this GPU has no managed memory (cudaDevAttrManagedMemory = 0): __managed__ needs it");
     std::printf("A %d x %d, B %d x %d, C %d x %d (int32) in __managed__ arrays of %d ints; "
                 "concurrentManagedAccess %d\n", m, n, n, k, m, k, MAX_ELEMS, concurrent);

@@ -68,9 +68,9 @@ int main(int argc, char** argv) {
 
     DeviceInfo dev = select_device(args.device());
     int managed = 0, concurrent = 0, pageable = 0;
-    CHECK(cudaDeviceGetAttribute(&managed, cudaDevAttrManagedMemory, dev.id));
-    CHECK(cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess, dev.id));
-    CHECK(cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, dev.id));
+    managed = device_attribute(cudaDevAttrManagedMemory, dev.id);
+    concurrent = device_attribute(cudaDevAttrConcurrentManagedAccess, dev.id);
+    pageable = device_attribute(cudaDevAttrPageableMemoryAccess, dev.id);
     std::printf("managedMemory %d, concurrentManagedAccess %d, pageableMemoryAccess %d\n", managed, concurrent,
                 pageable);
     if (!managed) skip("this GPU cannot allocate managed memory (cudaDevAttrManagedMemory = 0)");
@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
         skip("cudaMemAdvise policies need cudaDevAttrConcurrentManagedAccess = 1 (0 on this GPU/OS)");
     size_t bytes = (size_t)n * sizeof(uint32_t);
     size_t free_b = 0, total_b = 0;
-    CHECK(cudaMemGetInfo(&free_b, &total_b));
+    mem_get_info(&free_b, &total_b);
     if (bytes > free_b / 2)
         skip("--n needs " + std::to_string(bytes >> 20) + " MB of managed memory, only " +
              std::to_string(free_b >> 20) + " MB free on the GPU; choose a smaller --n");

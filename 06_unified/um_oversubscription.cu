@@ -95,14 +95,14 @@ int main(int argc, char** argv) {
 
     DeviceInfo dev = select_device(args.device());
     int managed = 0, concurrent = 0;
-    CHECK(cudaDeviceGetAttribute(&managed, cudaDevAttrManagedMemory, dev.id));
-    CHECK(cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess, dev.id));
+    managed = device_attribute(cudaDevAttrManagedMemory, dev.id);
+    concurrent = device_attribute(cudaDevAttrConcurrentManagedAccess, dev.id);
     if (!managed) skip("this GPU cannot allocate managed memory (cudaDevAttrManagedMemory = 0)");
     // Demand paging (and with it oversubscription) needs Pascal or later on Linux.
     if (!concurrent) skip("no on-demand page migration on this GPU/OS (cudaDevAttrConcurrentManagedAccess = 0)");
 
     size_t free_b = 0, total_b = 0;
-    CHECK(cudaMemGetInfo(&free_b, &total_b));
+    mem_get_info(&free_b, &total_b);
     size_t host_b = host_available_bytes();
     std::printf("GPU memory: %.2f GB free of %.2f GB; host RAM available: %.2f GB\n", free_b / 1e9, total_b / 1e9,
                 host_b / 1e9);

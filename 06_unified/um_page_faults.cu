@@ -95,10 +95,10 @@ int main(int argc, char** argv) {
 
     DeviceInfo dev = select_device(args.device());
     int managed = 0, concurrent = 0, pageable = 0, host_tables = 0;
-    CHECK(cudaDeviceGetAttribute(&managed, cudaDevAttrManagedMemory, dev.id));
-    CHECK(cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess, dev.id));
-    CHECK(cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, dev.id));
-    CHECK(cudaDeviceGetAttribute(&host_tables, cudaDevAttrPageableMemoryAccessUsesHostPageTables, dev.id));
+    managed = device_attribute(cudaDevAttrManagedMemory, dev.id);
+    concurrent = device_attribute(cudaDevAttrConcurrentManagedAccess, dev.id);
+    pageable = device_attribute(cudaDevAttrPageableMemoryAccess, dev.id);
+    host_tables = device_attribute(cudaDevAttrPageableMemoryAccessUsesHostPageTables, dev.id);
     std::printf("managedMemory %d, concurrentManagedAccess %d, pageableMemoryAccess %d, "
                 "pageableMemoryAccessUsesHostPageTables %d\n", managed, concurrent, pageable, host_tables);
     if (!managed) skip("this GPU cannot allocate managed memory (cudaDevAttrManagedMemory = 0)");
@@ -109,7 +109,7 @@ int main(int argc, char** argv) {
 
     size_t bytes = (size_t)n * sizeof(float);
     size_t free_b = 0, total_b = 0;
-    CHECK(cudaMemGetInfo(&free_b, &total_b));
+    mem_get_info(&free_b, &total_b);
     // Managed x, y plus cudaMalloc x, y must fit in what is free: never oversubscribe here.
     if (4 * bytes > free_b / 10 * 9)
         skip("--n needs " + std::to_string(4 * bytes >> 20) + " MB of GPU memory, only " +

@@ -85,10 +85,10 @@ int main(int argc, char** argv) {
 
     DeviceInfo dev = select_device(args.device());
     int unified = 0, pageable = 0, host_ptr_ok = 0, host_tables = 0;
-    CHECK(cudaDeviceGetAttribute(&unified, cudaDevAttrUnifiedAddressing, dev.id));
-    CHECK(cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, dev.id));
-    CHECK(cudaDeviceGetAttribute(&host_ptr_ok, cudaDevAttrCanUseHostPointerForRegisteredMem, dev.id));
-    CHECK(cudaDeviceGetAttribute(&host_tables, cudaDevAttrPageableMemoryAccessUsesHostPageTables, dev.id));
+    unified = device_attribute(cudaDevAttrUnifiedAddressing, dev.id);
+    pageable = device_attribute(cudaDevAttrPageableMemoryAccess, dev.id);
+    host_ptr_ok = device_attribute(cudaDevAttrCanUseHostPointerForRegisteredMem, dev.id);
+    host_tables = device_attribute(cudaDevAttrPageableMemoryAccessUsesHostPageTables, dev.id);
     std::printf("unifiedAddressing %d, pageableMemoryAccess %d, canUseHostPointerForRegisteredMem %d, "
                 "pageableMemoryAccessUsesHostPageTables %d\n", unified, pageable, host_ptr_ok, host_tables);
     if (!unified) skip("this device does not use the unified address space (cudaDevAttrUnifiedAddressing = 0)");

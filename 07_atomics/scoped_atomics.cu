@@ -106,10 +106,10 @@ int main(int argc, char** argv) {
     DeviceInfo dev = select_device(args.device());
 
     int managed = 0, concurrent = 0, native = 0, can_map = 0;
-    CHECK(cudaDeviceGetAttribute(&managed, cudaDevAttrManagedMemory, dev.id));
-    CHECK(cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess, dev.id));
-    CHECK(cudaDeviceGetAttribute(&native, cudaDevAttrHostNativeAtomicSupported, dev.id));
-    CHECK(cudaDeviceGetAttribute(&can_map, cudaDevAttrCanMapHostMemory, dev.id));
+    managed = device_attribute(cudaDevAttrManagedMemory, dev.id);
+    concurrent = device_attribute(cudaDevAttrConcurrentManagedAccess, dev.id);
+    native = device_attribute(cudaDevAttrHostNativeAtomicSupported, dev.id);
+    can_map = device_attribute(cudaDevAttrCanMapHostMemory, dev.id);
     std::printf("managedMemory %d, concurrentManagedAccess %d, hostNativeAtomicSupported %d, canMapHostMemory %d\n",
                 managed, concurrent, native, can_map);
 

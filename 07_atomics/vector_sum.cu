@@ -104,10 +104,10 @@ __global__ void __launch_bounds__(BLOCK) sum_grid_stride(const int* __restrict__
 // the system has no managed memory or too little free GPU memory).
 void notes_version(const DeviceInfo& dev, long long count, int reps, Verdict& verdict) {
     int managed = 0, concurrent = 0;
-    CHECK(cudaDeviceGetAttribute(&managed, cudaDevAttrManagedMemory, dev.id));
-    CHECK(cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess, dev.id));
+    managed = device_attribute(cudaDevAttrManagedMemory, dev.id);
+    concurrent = device_attribute(cudaDevAttrConcurrentManagedAccess, dev.id);
     size_t bytes = count * sizeof(int), free_b = 0, total_b = 0;
-    CHECK(cudaMemGetInfo(&free_b, &total_b));
+    mem_get_info(&free_b, &total_b);
     if (!managed || bytes > free_b / 2) {
         std::printf("notes' version: skipped (%s)\n", !managed ? "no managed memory on this device/system"
                                                                : "not enough free GPU memory for the managed input");

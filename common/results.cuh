@@ -351,7 +351,7 @@ LAB_INLINE void Results::write_csv() const {
     CHECK(cudaGetDevice(&dev));
     CHECK(cudaDriverGetVersion(&driver));
     CHECK(cudaRuntimeGetVersion(&runtime));
-    cudaDeviceProp p{};
+    cudaDeviceProp p{};  // the real GPU's, not a CUDA_LAB_PROFILE's: the figures are measured on it
     CHECK(cudaGetDeviceProperties(&p, dev));
     const Version* b = base();
     const Version* sref = speedup_ref_.empty() ? nullptr : find(speedup_ref_);

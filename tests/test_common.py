@@ -43,3 +43,18 @@ def test_unreadable_image_exits_2(tmp_path):
         if r.returncode == 77:
             pytest.skip(r.stdout.strip())
         assert r.returncode == 2 and "cannot read image" in r.stderr, r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("name,code,text", [
+    ("", 0, "profile (none)"),
+    ("t4", 0, "profile t4"),
+    ("gtx1650", 0, "profile gtx1650"),
+    ("t5", 2, "CUDA_LAB_PROFILE=t5 is not a known profile; known: t4, rtx3060-laptop-wsl, rtx4090, a100, gtx1650"),
+])
+def test_profile_names(name, code, text):
+    """CUDA_LAB_PROFILE as select_device() reads it: an unknown name is a usage error (2) naming the known ones."""
+    import os
+    env = dict(os.environ, CUDA_LAB_PROFILE=name)
+    r = subprocess.run([str(EXE), "profile"], capture_output=True, text=True, timeout=60, env=env)
+    assert r.returncode == code, r.stdout + r.stderr
+    assert text in (r.stdout if code == 0 else r.stderr)

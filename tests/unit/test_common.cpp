@@ -1,7 +1,8 @@
 // Host-side unit tests of common/: argument parsing, result comparison, the CUDA_LAB_CORRUPT hook,
-// random data, the host-side timing helpers, image fallback. No GPU needed. `test_common --list` names the cases; `test_common CASE` runs one
+// random data, the host-side timing helpers, image fallback, the device profiles' table. No GPU needed. `test_common --list` names the cases; `test_common CASE` runs one
 // (exit 0 pass, 1 fail, 77 skip). `test_common args ...` parses its arguments like a program
-// and `test_common image PATH` loads an image, so tests/test_common.py can check exit codes.
+// and `test_common image PATH` loads an image, `test_common profile` reads CUDA_LAB_PROFILE as
+// select_device() does, so tests/test_common.py can check exit codes.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -258,13 +259,53 @@ static void compare_note() {
     EXPECT(v.first_failure() == "a GPU count");
 }
 
+
+// common/profiles.h parses into the five profiles, each with every attribute (device.cuh), and a
+// malformed table is refused with the line and the reason.
+static void profiles_parse() {
+    std::string error;
+    std::vector<DeviceProfile> all = parse_profiles(lab_profiles::kTable, &error);
+    EXPECT(error.empty());
+    std::vector<std::string> keys;
+    for (auto& p : all) keys.push_back(p.key);
+    EXPECT((keys == std::vector<std::string>{"t4", "rtx3060-laptop-wsl", "rtx4090", "a100", "gtx1650"}));
+    for (auto& p : all) {
+        EXPECT(!p.gpu.empty() && !p.where.empty());
+        for (auto& a : profile_attributes()) EXPECT(p.has(a));
+        EXPECT(p.get("major") >= 7 && p.get("totalGlobalMem") >= (4LL << 30));
+    }
+    if (all.size() == 5) {
+        EXPECT(all[0].gpu == "Tesla T4" && all[0].get("major") == 7 && all[0].get("minor") == 5);
+        EXPECT(all[1].get("concurrentManagedAccess") == 0 && all[1].get("ipcEventSupported") == 0);  // WSL 2
+        EXPECT(all[4].get("totalGlobalMem") == (4LL << 30));
+    }
+    const std::string head = "source s https://example.com/x  a source\nprofile p  GPU | where\n";
+    std::string full;
+    for (auto& a : profile_attributes()) full += "p " + a + " 1 s\n";
+    EXPECT(parse_profiles(head + full, &error).size() == 1);
+    auto refused = [&](const std::string& table, const char* why) {
+        error.clear();
+        bool empty = parse_profiles(table, &error).empty();
+        if (!empty || error.find(why) == std::string::npos) std::printf("  table not refused for '%s': '%s'\n", why, error.c_str());
+        return empty && error.find(why) != std::string::npos;
+    };
+    EXPECT(refused(head + full + "p major 7 s\n", "twice"));
+    EXPECT(refused(head + "p major 7 nowhere\n" + full, "is not listed"));
+    EXPECT(refused(head + "p major 7 unpublished\n" + full, "unpublished needs a note"));
+    EXPECT(refused(head + "p warpSize 32 s\n" + full, "unknown attribute"));
+    EXPECT(refused(head + "p major seven s\n" + full, "is not a count"));
+    EXPECT(refused(head + "q major 7 s\n", "is not the profile above"));
+    EXPECT(refused(head, "has no major"));
+    EXPECT(refused("source s http://example.com  plain http\n", "https"));
+}
+
 int main(int argc, char** argv) {
     std::map<std::string, std::function<void()>> cases = {
         {"args_values", args_values},     {"args_defaults", args_defaults}, {"args_errors", args_errors},
         {"compare_exact", compare_exact}, {"compare_close", compare_close}, {"random_data", random_data},
         {"compare_note", compare_note},
         {"corrupt_on", corrupt_on},       {"corrupt_off", corrupt_off},     {"corrupt_env", corrupt_env},
-        {"timer_host", timer_host},
+        {"timer_host", timer_host},       {"profiles_parse", profiles_parse},
 #ifndef NO_OPENCV
         {"image_fallback", image_fallback},
 #endif
@@ -272,6 +313,11 @@ int main(int argc, char** argv) {
     if (argc >= 2 && !std::strcmp(argv[1], "--list")) {
         for (auto& c : cases) std::printf("%s\n", c.first.c_str());
         std::printf("image_fallback\n");  // listed always: skips without OpenCV
+        return 0;
+    }
+    if (argc >= 2 && !std::strcmp(argv[1], "profile")) {  // CUDA_LAB_PROFILE as select_device() reads it
+        const DeviceProfile* p = active_profile();       // an unknown name exits 2
+        std::printf("profile %s\n", p ? p->key.c_str() : "(none)");
         return 0;
     }
     if (argc >= 2 && !std::strcmp(argv[1], "args")) {  // behave like a program's parser

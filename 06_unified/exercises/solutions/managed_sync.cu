@@ -44,8 +44,8 @@ int main(int argc, char** argv) {
 
     DeviceInfo dev = select_device(args.device());
     int managed = 0, concurrent = 0;
-    CHECK(cudaDeviceGetAttribute(&managed, cudaDevAttrManagedMemory, dev.id));
-    CHECK(cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess, dev.id));
+    managed = device_attribute(cudaDevAttrManagedMemory, dev.id);
+    concurrent = device_attribute(cudaDevAttrConcurrentManagedAccess, dev.id);
     std::printf("managedMemory %d, concurrentManagedAccess %d\n", managed, concurrent);
     if (!managed) skip("this GPU cannot allocate managed memory (cudaDevAttrManagedMemory = 0)");
 

@@ -8,7 +8,10 @@ each with the library preloaded. The library counts the live bytes of the runtim
 calls (cudaMalloc*, arrays, cudaMallocAsync; managed memory apart) and keeps their maximum; a program
 that forks (a child process that uses CUDA) counts the sum of its processes' peaks. It also samples
 NVML: the memory NVML charges to the process (context and libraries included), where NVML sees the
-process's pid.
+process's pid. CUDA_LAB_STRESS=1 is set, as under the ordering stress: with --jobs programs sharing
+the GPU, a program prints its timing claims but does not assert them (common/device.cuh
+cuda_tool_attached(); 05_streams/dynamic_parallelism then leaves out its child processes, which
+allocate a few bytes).
 
 Then, one program at a time (nothing else on the GPU), --context-programs at their test arguments:
 the GPU's used memory (NVML) at its highest minus before the run, minus the program's allocations, is
@@ -19,9 +22,10 @@ A program fits a card of C GiB when its peak (device + managed) is at most C GiB
 Windows reserves under WSL2; the context's part is the measured line under the table).
 
     tools/peak_memory.py [--jobs=16] [--timeout=200] [--out=results/peak_memory] [--tree=DIR]
-                         [--reserve-mib=1024] [PROGRAM ...]
+                         [--reserve-mib=1024] [--budget=S] [PROGRAM ...]
 Writes OUT/peak_memory.csv and OUT/peak_memory.txt; last line:
-    peak memory: P programs: N measured (F fit 4 GB), S skipped, T timed out (partial), X failed, B not built
+    peak memory: P programs: N measured (F fit 4 GB), S skipped, T timed out (partial), X failed, B not built,
+                 R not run
 Without a GPU every program is reported as skipped (its own exit 77) and the table has no figures.
 Exit status: 0 when every measured program fits the 4 GB budget, 1 otherwise.
 """
@@ -98,11 +102,17 @@ def fits(peak_bytes, card_gib, reserve_mib):
     return "yes" if peak_bytes <= card_gib * 1024 * MIB - reserve_mib * MIB else "NO"
 
 
-def measure(prog, tree, lib, timeout, reserve_mib, work):
-    """One program at its defaults under the library: a row of the table."""
+def measure(prog, tree, lib, timeout, reserve_mib, work, deadline=None):
+    """One program at its defaults under the library: a row of the table. Past `deadline` (a
+    time.monotonic() value) it is not started, and a run never outlasts it."""
+    if deadline is not None:
+        timeout = min(timeout, int(deadline - time.monotonic()))
+        if timeout < 5:
+            return {"program": prog.name, "status": "not run", "note": "the time budget (--budget) ran out"}
     folder = Path(tempfile.mkdtemp(prefix=prog.name.replace("/", "_") + ".", dir=work))
     env = dict(os.environ, LD_PRELOAD=str(lib) + (":" + os.environ["LD_PRELOAD"] if os.environ.get("LD_PRELOAD")
-                                                  else ""), CUDA_LAB_PEAK_DIR=str(folder))
+                                                  else ""), CUDA_LAB_PEAK_DIR=str(folder),
+               CUDA_LAB_STRESS="1")
     t0 = time.monotonic()
     rc, stdout = run_one(tree / prog.name, [], env, timeout)
     status, note = status_of(rc, stdout)
@@ -142,12 +152,12 @@ def context_lines(progs, tree, lib, timeout, work):
         folder = Path(tempfile.mkdtemp(prefix="ctx.", dir=work))
         before = gpu_used_mib()
         env = dict(os.environ, LD_PRELOAD=str(lib), CUDA_LAB_PEAK_DIR=str(folder))
-        rc, stdout = run_one(tree / prog.name, prog.args, env, timeout)
+        rc, stdout = run_one(tree / prog.name, prog.args, env, min(timeout, 60))
         reps = read_reports(folder)
         status, _ = status_of(rc, stdout)
         if status != "passed" or before is None or len(reps) != 1 or reps[0]["nvml_device_used_max"] < 0:
-            lines.append(f"context + libraries, {prog.name}: not measured ({status}; NVML "
-                         f"{'absent' if before is None or not reps else 'gave nothing'})")
+            why = status if status != "passed" else "no NVML figure (nvidia-smi or libnvidia-ml.so.1 absent)"
+            lines.append(f"context + libraries, {prog.name}: not measured ({why})")
             continue
         r = reps[0]
         used = r["nvml_device_used_max"] / MIB - before
@@ -186,6 +196,8 @@ def main():
     ap.add_argument("--out", default=str(ROOT / "results" / "peak_memory"))
     ap.add_argument("--tree", help="a tree already built with make CUDART=shared (default: build .stress/tree)")
     ap.add_argument("--reserve-mib", type=int, default=1024)
+    ap.add_argument("--budget", type=int, default=0,
+                    help="seconds for all the runs (0: no limit); programs not started by then are 'not run'")
     ap.add_argument("--context-programs", default="01_intro/hello_gpu,01_intro/vector_add,03_shared/sgemm_steps")
     a = ap.parse_args()
     manifest = load_manifest()
@@ -195,6 +207,7 @@ def main():
         print(f"peak_memory: not in tests/manifest.txt: {' '.join(unknown)}", file=sys.stderr)
         return 2
     progs = [p for p in manifest if not a.programs or p.name in a.programs]
+    t_build = time.monotonic()
     try:
         lib = build_lib()
         if a.tree:
@@ -205,22 +218,25 @@ def main():
     except RuntimeError as e:
         print(f"peak memory: not run: {e}")
         return 1
+    print(f"peak memory: the tree and the library built in {time.monotonic() - t_build:.0f} s", flush=True)
     t0 = time.monotonic()
+    deadline = t0 + a.budget if a.budget > 0 else None
     with tempfile.TemporaryDirectory(prefix="peak_memory.") as work:
         built = [p for p in progs if (tree / p.name).exists()]
         with ThreadPoolExecutor(a.jobs) as pool:
             res = {r["program"]: r for r in pool.map(
-                lambda p: measure(p, tree, lib, a.timeout, a.reserve_mib, work), built)}
+                lambda p: measure(p, tree, lib, a.timeout, a.reserve_mib, work, deadline), built)}
         rows = [res.get(p.name, {"program": p.name, "status": "not built", "note": "not built (OpenCV?)"})
                 for p in progs]
         extra = context_lines([known[n] for n in a.context_programs.split(",") if n in known], tree, lib,
                               a.timeout, work)
-    n = {s: sum(r["status"] == s for r in rows) for s in ("passed", "skipped", "timeout", "failed", "not built")}
+    n = {s: sum(r["status"] == s for r in rows)
+         for s in ("passed", "skipped", "timeout", "failed", "not built", "not run")}
     measured = [r for r in rows if r.get("peak_mib")]
     big = [r for r in measured if r["fits_4gb"] != "yes"]
     summary = (f"peak memory: {len(rows)} programs: {len(measured)} measured ({len(measured) - len(big)} fit 4 GB), "
                f"{n['skipped']} skipped, {n['timeout']} timed out (partial), {n['failed']} failed, "
-               f"{n['not built']} not built; {time.monotonic() - t0:.0f} s")
+               f"{n['not built']} not built, {n['not run']} not run; {time.monotonic() - t0:.0f} s")
     text = write_table(rows, Path(a.out), a.reserve_mib, extra + [summary])
     print("\n".join(text))
     return 1 if big else 0

@@ -132,35 +132,26 @@ def measure(prog, tree, lib, timeout, reserve_mib, work, deadline=None):
     return row
 
 
-def gpu_used_mib():
-    """The GPU's used memory (MiB) from nvidia-smi, or None."""
-    try:
-        r = subprocess.run(["nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader,nounits", "-i", "0"],
-                           capture_output=True, text=True, timeout=30)
-        return float(r.stdout.split()[0]) if r.returncode == 0 else None
-    except (OSError, ValueError, IndexError, subprocess.TimeoutExpired):
-        return None
-
-
 def context_lines(progs, tree, lib, timeout, work):
-    """Each program alone, at its test arguments: NVML's used memory (its highest sample) minus the
-    used memory before the run, minus what the program allocated = the context and libraries."""
+    """Each program alone, at its test arguments: the GPU's used memory (NVML, its highest sample)
+    minus the used memory when the library loaded (before the program's context), minus what the
+    program allocated = what its context and libraries take."""
     lines = []
     for prog in progs:
         if not (tree / prog.name).exists():
             continue
         folder = Path(tempfile.mkdtemp(prefix="ctx.", dir=work))
-        before = gpu_used_mib()
         env = dict(os.environ, LD_PRELOAD=str(lib), CUDA_LAB_PEAK_DIR=str(folder))
         rc, stdout = run_one(tree / prog.name, prog.args, env, min(timeout, 60))
         reps = read_reports(folder)
         status, _ = status_of(rc, stdout)
-        if status != "passed" or before is None or len(reps) != 1 or reps[0]["nvml_device_used_max"] < 0:
-            why = status if status != "passed" else "no NVML figure (nvidia-smi or libnvidia-ml.so.1 absent)"
+        if status != "passed" or len(reps) != 1 or min(reps[0].get("nvml_device_used_first", -1),
+                                                       reps[0].get("nvml_device_used_max", -1)) < 0:
+            why = status if status != "passed" else "no NVML figure (libnvidia-ml.so.1 absent?)"
             lines.append(f"context + libraries, {prog.name}: not measured ({why})")
             continue
         r = reps[0]
-        used = r["nvml_device_used_max"] / MIB - before
+        used = (r["nvml_device_used_max"] - r["nvml_device_used_first"]) / MIB
         alloc = r["combined_peak"] / MIB
         nv = r["nvml_process_peak"]
         lines.append(f"context + libraries, {prog.name} alone at {' '.join(prog.args)}: GPU used +{used:.0f} MiB "

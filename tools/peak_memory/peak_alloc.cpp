@@ -22,8 +22,10 @@
 // Each process (a child forked before it touches CUDA gets its own) writes
 // $CUDA_LAB_PEAK_DIR/peak.<pid> as key=value lines, rewritten when a figure changes and at exit,
 // so that a run killed by a timeout still leaves its peak so far:
-//   pid ppid device_peak managed_peak combined_peak allocs nvml_process_peak nvml_device_used_max done
-// (bytes; nvml_* = -1 when NVML gave nothing; done=1 once the process exited normally). Build:
+//   pid ppid device_peak managed_peak combined_peak allocs nvml_process_peak nvml_device_used_first
+//   nvml_device_used_max done
+// (bytes; nvml_* = -1 when NVML gave nothing; _first is sampled when the library loads, before the
+// program's context; done=1 once the process exited normally). Build:
 //   nvcc -std=c++17 -shared -Xcompiler -fPIC -cudart shared -o libpeak_alloc.so peak_alloc.cpp -ldl -lpthread
 // (common.mk's target peak-lib writes .stress/libpeak_alloc.so).
 #include <algorithm>
@@ -61,7 +63,7 @@ struct Block {
 std::mutex g_mu;
 std::unordered_map<const void*, Block>* g_live = nullptr;  // never destroyed: frees may come after exit
 long long g_device = 0, g_managed = 0, g_device_peak = 0, g_managed_peak = 0, g_combined_peak = 0, g_allocs = 0;
-long long g_nvml_process_peak = -1, g_nvml_device_max = -1;
+long long g_nvml_process_peak = -1, g_nvml_device_max = -1, g_nvml_device_first = -1;
 bool g_dirty = true;
 
 void write_report(bool done) {
@@ -74,9 +76,10 @@ void write_report(bool done) {
     if (!f) return;
     std::fprintf(f,
                  "pid=%d\nppid=%d\ndevice_peak=%lld\nmanaged_peak=%lld\ncombined_peak=%lld\nallocs=%lld\n"
-                 "nvml_process_peak=%lld\nnvml_device_used_max=%lld\ndone=%d\n",
+                 "nvml_process_peak=%lld\nnvml_device_used_first=%lld\nnvml_device_used_max=%lld\ndone=%d\n",
                  static_cast<int>(getpid()), static_cast<int>(getppid()), g_device_peak, g_managed_peak,
-                 g_combined_peak, g_allocs, g_nvml_process_peak, g_nvml_device_max, done ? 1 : 0);
+                 g_combined_peak, g_allocs, g_nvml_process_peak, g_nvml_device_first, g_nvml_device_max,
+                 done ? 1 : 0);
     std::fclose(f);
     std::rename(tmp, path);  // a reader never sees half a file
 }
@@ -161,10 +164,11 @@ struct Sampler {
         std::lock_guard<std::mutex> lock(g_mu);
         if (process > g_nvml_process_peak) g_nvml_process_peak = process, g_dirty = true;
         if (used > g_nvml_device_max) g_nvml_device_max = used, g_dirty = true;
+        if (g_nvml_device_first < 0 && used >= 0) g_nvml_device_first = used;
     }
 
-    void loop() {
-        open_nvml();
+    void loop(bool opened) {
+        if (!opened) open_nvml();
         std::unique_lock<std::mutex> lock(mu);
         while (!stop) {
             lock.unlock();
@@ -180,9 +184,13 @@ struct Sampler {
         cv.notify_all();
     }
 
-    void start() {
+    // sync: NVML opened and sampled once before returning (in the constructor, before main has
+    // created a CUDA context: the first sample is the GPU's use before this process); a forked
+    // child opens it in the thread instead (not inside the fork handler).
+    void start(bool sync) {
         stop = false;
-        thread = std::thread([this] { loop(); });
+        if (sync) open_nvml(), sample();
+        thread = std::thread([this, sync] { loop(sync); });
     }
 
     // Joins the thread, unless it does not come back within a second (an NVML call stuck, in a
@@ -208,17 +216,17 @@ void after_fork_child() {
     g_mu.unlock();
     if (g_live) g_live->clear();
     g_device = g_managed = g_device_peak = g_managed_peak = g_combined_peak = g_allocs = 0;
-    g_nvml_process_peak = g_nvml_device_max = -1;
+    g_nvml_process_peak = g_nvml_device_max = g_nvml_device_first = -1;
     g_dirty = true;
     g_sampler = new Sampler;  // the parent's object: its thread does not exist here (leaked on purpose)
-    g_sampler->start();
+    g_sampler->start(false);
 }
 
 struct Lifetime {
     Lifetime() {
         pthread_atfork(before_fork, after_fork_parent, after_fork_child);
         g_sampler = new Sampler;
-        g_sampler->start();
+        g_sampler->start(true);
     }
     ~Lifetime() {
         if (g_sampler) g_sampler->finish();

@@ -7,8 +7,8 @@
 //   cudaMallocManaged (managed memory, counted apart)
 // and their frees (cudaFree, cudaFreeAsync, cudaFreeArray, cudaFreeMipmappedArray; cudaDeviceReset
 // frees everything), and keeps the live bytes and their maximum. A linear allocation counts the bytes
-// asked for (cudaMallocPitch and cudaMalloc3D: pitch x rows); an array counts what
-// cudaArrayGetMemoryRequirements says it occupies (its size with the driver's padding).
+// asked for (cudaMallocPitch and cudaMalloc3D: pitch x rows), an array its elements' bytes (width x
+// height x depth or layers x element size; a mipmapped array each level's).
 // What it does not see: the context (code, the stack of every resident thread, printf's buffer),
 // __device__ and __managed__ variables (allocated when the module loads), memory that a library
 // allocates through its own copy of the runtime or the driver API (cuBLAS's workspace), and what a
@@ -235,26 +235,15 @@ struct Lifetime {
     }
 } g_lifetime;
 
-// The bytes an array occupies, asked of the runtime; the element count times the element size
-// where it cannot say (an error already pending is left alone).
-size_t array_bytes(cudaArray_t a, const cudaChannelFormatDesc* d, cudaExtent e) {
-    int dev = 0;
-    cudaArrayMemoryRequirements req{};
-    if (cudaPeekAtLastError() == cudaSuccess && cudaGetDevice(&dev) == cudaSuccess) {
-        if (cudaArrayGetMemoryRequirements(&req, a, dev) == cudaSuccess && req.size) return req.size;
-        (void)cudaGetLastError();
-    }
+// The bytes of an array's elements. The driver lays arrays out in its own tiled order and pads them;
+// what that adds is not seen (cudaArrayGetMemoryRequirements answers only for arrays created with
+// cudaArrayDeferredMapping).
+size_t array_bytes(const cudaChannelFormatDesc* d, cudaExtent e) {
     size_t elem = d ? static_cast<size_t>(d->x + d->y + d->z + d->w) / 8 : 4;
     return std::max<size_t>(e.width, 1) * std::max<size_t>(e.height, 1) * std::max<size_t>(e.depth, 1) * elem;
 }
 
-size_t mipmapped_bytes(cudaMipmappedArray_t a, const cudaChannelFormatDesc* d, cudaExtent e, unsigned levels) {
-    int dev = 0;
-    cudaArrayMemoryRequirements req{};
-    if (cudaPeekAtLastError() == cudaSuccess && cudaGetDevice(&dev) == cudaSuccess) {
-        if (cudaMipmappedArrayGetMemoryRequirements(&req, a, dev) == cudaSuccess && req.size) return req.size;
-        (void)cudaGetLastError();
-    }
+size_t mipmapped_bytes(const cudaChannelFormatDesc* d, cudaExtent e, unsigned levels) {
     size_t elem = d ? static_cast<size_t>(d->x + d->y + d->z + d->w) / 8 : 4, total = 0;
     for (unsigned l = 0; l < std::max(levels, 1u); ++l)
         total += std::max<size_t>(e.width >> l, 1) * std::max<size_t>(e.height >> l, 1) *
@@ -302,14 +291,14 @@ cudaError_t cudaMalloc3D(cudaPitchedPtr* p, cudaExtent ext) {
 cudaError_t cudaMallocArray(cudaArray_t* a, const cudaChannelFormatDesc* d, size_t w, size_t h, unsigned int flags) {
     REAL(cudaMallocArray, cudaArray_t*, const cudaChannelFormatDesc*, size_t, size_t, unsigned int);
     cudaError_t e = fn(a, d, w, h, flags);
-    if (e == cudaSuccess && a) added(*a, array_bytes(*a, d, make_cudaExtent(w, h, 0)), false);
+    if (e == cudaSuccess && a) added(*a, array_bytes(d, make_cudaExtent(w, h, 0)), false);
     return e;
 }
 
 cudaError_t cudaMalloc3DArray(cudaArray_t* a, const cudaChannelFormatDesc* d, cudaExtent ext, unsigned int flags) {
     REAL(cudaMalloc3DArray, cudaArray_t*, const cudaChannelFormatDesc*, cudaExtent, unsigned int);
     cudaError_t e = fn(a, d, ext, flags);
-    if (e == cudaSuccess && a) added(*a, array_bytes(*a, d, ext), false);
+    if (e == cudaSuccess && a) added(*a, array_bytes(d, ext), false);
     return e;
 }
 
@@ -318,7 +307,7 @@ cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t* a, const cudaChannelF
     REAL(cudaMallocMipmappedArray, cudaMipmappedArray_t*, const cudaChannelFormatDesc*, cudaExtent, unsigned int,
          unsigned int);
     cudaError_t e = fn(a, d, ext, levels, flags);
-    if (e == cudaSuccess && a) added(*a, mipmapped_bytes(*a, d, ext, levels), false);
+    if (e == cudaSuccess && a) added(*a, mipmapped_bytes(d, ext, levels), false);
     return e;
 }
 

@@ -120,27 +120,33 @@ int main(void) {
     cudaFree((void*)0x1234);              /* fails: counts nothing */
     cudaDeviceReset();                    /* frees the rest */
     cudaMalloc(&a, 1 << 20);
+    printf("PASSED\n");
     return 0;
 }
 """
 
 
-def test_library_counts(tmp_path):
-    nvcc = shutil.which("nvcc")
-    if not nvcc:
+def build_fake(tmp_path):
+    """The library, a fake runtime and a program that calls it: tmp_path/prog."""
+    if not shutil.which("nvcc"):
         pytest.skip("nvcc not found")
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        pytest.skip("no C compiler")
     r = subprocess.run(["make", "--no-print-directory", ".stress/libpeak_alloc.so"], cwd=ROOT, capture_output=True,
                        text=True, env=dict(os.environ, MAKEFLAGS="", MAKELEVEL=""))
     assert r.returncode == 0, r.stdout + r.stderr
     (tmp_path / "fake_rt.c").write_text(textwrap.dedent(FAKE_RT))
     (tmp_path / "prog.c").write_text(textwrap.dedent(PROGRAM))
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if not cc:
-        pytest.skip("no C compiler")
     subprocess.run([cc, "-shared", "-fPIC", "-o", str(tmp_path / "libfake_rt.so"), str(tmp_path / "fake_rt.c")],
                    check=True)
     subprocess.run([cc, "-o", str(tmp_path / "prog"), str(tmp_path / "prog.c"), f"-L{tmp_path}", "-lfake_rt",
                     f"-Wl,-rpath,{tmp_path}"], check=True)
+    return tmp_path / "prog"
+
+
+def test_library_counts(tmp_path):
+    build_fake(tmp_path)
     out = tmp_path / "peaks"
     out.mkdir()
     env = dict(os.environ, LD_PRELOAD=str(ROOT / ".stress" / "libpeak_alloc.so"), CUDA_LAB_PEAK_DIR=str(out))
@@ -159,3 +165,36 @@ def test_library_counts(tmp_path):
     assert parent["managed_peak"] == 30 * mib
     assert parent["combined_peak"] == 150 * mib  # 50 + 30 + 10 = 90 later: less than 150
     assert parent["allocs"] == 5
+
+
+def test_tool_rows(tmp_path):
+    """tools/peak_memory.py over a made-up tree: a program that allocates (the fake one: its two
+    processes' peaks add up), one that fails among the others and passes alone, one that skips, one
+    not built."""
+    prog = build_fake(tmp_path)
+    tree = tmp_path / "tree" / "01_intro"
+    tree.mkdir(parents=True)
+    shutil.copy(prog, tree / "vector_add")
+    flaky = tree / "hello_gpu"
+    flaky.write_text(f"#!/bin/sh\nif [ -e {tmp_path}/ran ]; then echo PASSED; exit 0; fi\n"
+                     f"touch {tmp_path}/ran; echo 'FAILED: a timing claim'; exit 1\n")
+    skip = tree / "call_stack"
+    skip.write_text("#!/bin/sh\necho 'SKIPPED: no usable CUDA device'; exit 77\n")
+    for f in (flaky, skip):
+        f.chmod(0o755)
+    names = ["01_intro/vector_add", "01_intro/hello_gpu", "01_intro/call_stack", "01_intro/hello_multi"]
+    r = subprocess.run(["python3", str(ROOT / "tools" / "peak_memory.py"), f"--tree={tmp_path / 'tree'}",
+                        f"--out={tmp_path / 'out'}", "--jobs=2", "--context-programs=", *names],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    with open(tmp_path / "out" / "peak_memory.csv", newline="") as f:
+        rows = {row["program"]: row for row in csv.DictReader(f)}
+    assert list(rows) == sorted(names, key=[p.name for p in load_manifest()].index)
+    va = rows["01_intro/vector_add"]
+    assert (va["status"], va["processes"], va["device_mib"], va["managed_mib"], va["peak_mib"], va["fits_4gb"]) == \
+        ("passed", "2", "157.0", "30.0", "157.0", "yes")
+    assert rows["01_intro/hello_gpu"]["status"] == "passed"
+    assert rows["01_intro/hello_gpu"]["note"].startswith("run again alone (with 2 at once: failed)")
+    assert rows["01_intro/call_stack"]["status"] == "skipped" and not rows["01_intro/call_stack"]["peak_mib"]
+    assert rows["01_intro/hello_multi"]["status"] == "not built"
+    assert "1 measured (1 fit 4 GB), 1 skipped" in r.stdout.splitlines()[-1]

@@ -7,6 +7,7 @@ import csv
 import os
 import shutil
 import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -183,7 +184,7 @@ def test_tool_rows(tmp_path):
     for f in (flaky, skip):
         f.chmod(0o755)
     names = ["01_intro/vector_add", "01_intro/hello_gpu", "01_intro/call_stack", "01_intro/hello_multi"]
-    r = subprocess.run(["python3", str(ROOT / "tools" / "peak_memory.py"), f"--tree={tmp_path / 'tree'}",
+    r = subprocess.run([sys.executable, str(ROOT / "tools" / "peak_memory.py"), f"--tree={tmp_path / 'tree'}",
                         f"--out={tmp_path / 'out'}", "--jobs=2", "--context-programs=", *names],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr

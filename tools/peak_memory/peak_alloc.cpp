@@ -87,6 +87,8 @@ void write_report(bool done) {
 void added(const void* p, size_t bytes, bool managed) {
     std::lock_guard<std::mutex> lock(g_mu);
     if (!g_live) g_live = new std::unordered_map<const void*, Block>;
+    auto old = g_live->find(p);  // an address we missed the free of (none known): counted once
+    if (old != g_live->end()) (old->second.managed ? g_managed : g_device) -= static_cast<long long>(old->second.bytes);
     (*g_live)[p] = {bytes, managed};
     (managed ? g_managed : g_device) += static_cast<long long>(bytes);
     ++g_allocs;

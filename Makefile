@@ -98,6 +98,11 @@ tests/gpu_probe: tests/gpu_probe.cu
 .stress/libordering_stress.so:
 	@$(MAKE) --no-print-directory -f common.mk stress-lib
 
+# The peak-memory library (tools/peak_memory.py), by common.mk's rule.
+.PHONY: .stress/libpeak_alloc.so
+.stress/libpeak_alloc.so:
+	@$(MAKE) --no-print-directory -f common.mk peak-lib
+
 # Host-side unit tests of common/ (no GPU needed).
 include opencv.mk
 UNIT_FLAGS := -std=c++17 -O1 -Wall -Wextra -Werror -Icommon -isystem $(CUDA_PATH)/include

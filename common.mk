@@ -99,6 +99,15 @@ stress-lib: $(STRESS_LIB)
 $(STRESS_LIB): $(abspath $(COMMON_DIR)/../tests/stress/ordering_stress.cu)
 	@mkdir -p $(@D)
 	$(NVCC) -std=c++17 -O2 $(ARCH_FLAGS) $(WERROR) -Xcompiler -Wall,-Wextra,-fPIC -shared -cudart shared -o $@ $< -ldl
+# The peak-memory library (tools/peak_memory.py): host code only, preloaded in front of the shared
+# runtime like the stress's; the top-level `make .stress/libpeak_alloc.so` comes here.
+PEAK_LIB := $(abspath $(COMMON_DIR)/../.stress/libpeak_alloc.so)
+.PHONY: peak-lib
+peak-lib: $(PEAK_LIB)
+	@:
+$(PEAK_LIB): $(abspath $(COMMON_DIR)/../tools/peak_memory/peak_alloc.cpp)
+	@mkdir -p $(@D)
+	$(NVCC) -std=c++17 -O2 $(WERROR) -Xcompiler -Wall,-Wextra,-fPIC -shared -cudart shared -o $@ $< -ldl -lpthread
 $(sort $(LAB_COMMON_LIB) $(EX_COMMON_LIB)): $(COMMON_DIR)/lab_common.cpp $(COMMON_HEADERS)
 	@mkdir -p $(@D)
 	$(NVCC) $(LAB_LIB_FLAGS) -lib -o $@.tmp$$$$ $< && mv -f $@.tmp$$$$ $@

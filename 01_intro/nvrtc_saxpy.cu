@@ -110,8 +110,11 @@ int main(int argc, char** argv) {
     NVRTC_CHECK(nvrtcGetSupportedArchs(archs.data()));
     // A GPU newer than this NVRTC gets no SASS from it; its PTX for the newest known architecture
     // still runs, because the driver JIT-compiles PTX for any later GPU (guide 3.1.1.2, 3.1.3).
+    // The code is loaded on the GPU this runs on: its own architecture, also under CUDA_LAB_PROFILE
+    // (a profile's sm_75 SASS would not load on the real GPU; its compute_75 PTX would, JIT-compiled).
+    const int real_cc = dev.real.major * 10 + dev.real.minor;
     bool sass_ok = false;
-    for (int arch : archs) sass_ok |= arch == dev.cc();
+    for (int arch : archs) sass_ok |= arch == real_cc;
     int ptx_arch = std::min(dev.cc(), archs.back());
     std::printf("NVRTC %d.%d: %d architectures (sm_%d .. sm_%d); n = %lld, a = %g\n", nvrtc_major, nvrtc_minor,
                 n_archs, archs.front(), archs.back(), n, a);
@@ -128,8 +131,8 @@ int main(int argc, char** argv) {
     CHECK(cudaMemcpy(d_y, y.data(), bytes, cudaMemcpyHostToDevice));
 
     std::vector<Compiled> versions;
-    if (sass_ok) versions.push_back(compile("sm_" + std::to_string(dev.cc()), true));
-    else std::printf("  (this NVRTC cannot emit SASS for sm_%d: cubin path skipped)\n", dev.cc());
+    if (sass_ok) versions.push_back(compile("sm_" + std::to_string(real_cc), true));
+    else std::printf("  (this NVRTC cannot emit SASS for sm_%d: cubin path skipped)\n", real_cc);
     versions.push_back(compile("compute_" + std::to_string(ptx_arch), false));
 
     // Load each version: for PTX this is where the driver's JIT compiler runs (or its cache answers);

@@ -146,9 +146,10 @@ int main(int argc, char** argv) {
     verdict.check(err == cudaErrorInvalidValue, "no opt-in: launch -> cudaErrorInvalidValue");
     verdict.check(cudaGetLastError() == cudaSuccess, "launch error is not sticky");
 
-    // Beyond the device's opt-in limit the attribute itself is refused.
+    // Beyond the device's opt-in limit the attribute itself is refused: the limit of the GPU this runs
+    // on (dev.real), also under CUDA_LAB_PROFILE, whose smaller limit the runtime does not know.
     err = cudaFuncSetAttribute(reverse_large, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               (int)dev.prop.sharedMemPerBlockOptin + 1024);
+                               (int)dev.real.sharedMemPerBlockOptin + 1024);
     std::printf("  opt-in above sharedMemPerBlockOptin: %s\n", cudaGetErrorName(err));
     verdict.check(err == cudaErrorInvalidValue, "opt-in > limit -> cudaErrorInvalidValue");
     (void)cudaGetLastError();  // clear it: a refused attribute is not sticky either

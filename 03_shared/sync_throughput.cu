@@ -121,8 +121,12 @@ int main(int argc, char** argv) {
     if (only_block) blocks = {only_block};
 
     // Buffers for the largest wave: every SM full (at most maxThreadsPerMultiProcessor threads each).
-    long long max_threads = (long long)sms * dev.prop.maxThreadsPerMultiProcessor;
-    long long max_blocks = (long long)sms * dev.prop.maxBlocksPerMultiProcessor;
+    // The blocks per SM come from the occupancy API, which answers for the GPU this runs on (dev.real),
+    // also under CUDA_LAB_PROFILE: the buffers take the larger of its limits and the profile's.
+    long long max_threads = (long long)sms * std::max(dev.prop.maxThreadsPerMultiProcessor,
+                                                      dev.real.maxThreadsPerMultiProcessor);
+    long long max_blocks = (long long)sms * std::max(dev.prop.maxBlocksPerMultiProcessor,
+                                                     dev.real.maxBlocksPerMultiProcessor);
     uint32_t* d_out;
     long long* d_stamp;
     CHECK(cudaMalloc(&d_out, max_threads * sizeof(uint32_t)));

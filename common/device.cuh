@@ -259,10 +259,13 @@ LAB_INLINE const DeviceProfile* active_profile() {
 }
 
 // persistingL2CacheMaxSize under a profile: 0 below compute capability 8.0 (L2 persistence comes
-// with 8.0, the programming guide); else the real GPU's set-aside share of its L2, of the profile's L2.
+// with 8.0, the programming guide); else the real GPU's set-aside share of its L2, of the profile's L2,
+// at most the real GPU's own maximum: a program sets the limit it reads here on the real GPU
+// (cudaDeviceSetLimit refuses more), e.g. the 4090 profile's 72 MB L2 on an H100's 50 MB.
 LAB_INLINE int profile_persisting_l2(const DeviceProfile& p, int real_persisting, int real_l2) {
     if (p.get("major") < 8 || real_l2 <= 0) return 0;
-    return (int)((double)real_persisting / real_l2 * p.get("l2CacheSize"));
+    const double share = (double)real_persisting / real_l2 * p.get("l2CacheSize");
+    return (int)std::min(share, (double)real_persisting);
 }
 
 LAB_INLINE DeviceInfo device_info(int id) {

@@ -128,7 +128,8 @@ lab.figures()
 # `make workspace` copies the exercises into your workspace (it never overwrites your copies); the
 # exercises' README says what each asks. Edit your copy (the file browser, or `lab.edit`), then
 # `make check`: each exercise says `solved` or `not yet` with a hint (a pointer to the manual the
-# first time, where to look the second time).
+# first time, where to look the second time). A command of the exercises' README runs in the chapter
+# folder with `lab.sh("...")`, e.g. `lab.sh("./transpose --help")`.
 
 # %%
 lab.exercises()

@@ -163,6 +163,12 @@ def _run(program, args=None):
     return verdict
 
 
+def sh(command):
+    """Runs a shell command (a line of the exercises' README: make ..., ncu ..., ./program ...) in
+    the chapter folder, with its output shown."""
+    _sh(["bash", "-c", command], cwd=ROOT / _chapter)
+
+
 def out_dir():
     d = Path(os.environ.get("CUDA_LAB_NOTEBOOK_OUT") or ROOT / "notebooks" / "output") / _chapter
     d.mkdir(parents=True, exist_ok=True)

@@ -36,6 +36,8 @@ def _out(cmd):
         return ""
 smi = _out(["nvidia-smi"])
 gpu = _out(["nvidia-smi", "--query-gpu=name,compute_cap,driver_version", "--format=csv,noheader"]).strip().splitlines()
+if smi and not gpu:  # a driver older than the compute_cap field
+    gpu = [g.replace(",", ", ?,", 1) for g in _out(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"]).strip().splitlines()]
 nvcc = re.search(r"release (\d+)\.(\d+)", _out(["nvcc", "--version"]))
 drv = re.search(r"CUDA Version: (\d+)\.(\d+)", smi)
 print("GPU:    ", gpu[0] if gpu else "none")
@@ -52,7 +54,8 @@ elif cc is not None and cc < 7.5:
     print(f"SKIPPED: this GPU is sm_{int(cc * 10)}, below this lab's sm_75: on Kaggle choose GPU T4 x2, not P100")
 elif int(drv[1]) < int(nvcc[1]):
     print(f"SKIPPED: the driver supports CUDA {drv[1]}.{drv[2]}, older than this nvcc ({nvcc[1]}.{nvcc[2]}): programs it builds "
-          "cannot start (CUDA 13 needs a driver of the R580 branch or newer): use the runtime's own CUDA 12.x toolkit")
+          "cannot start" + (" (CUDA 13 needs a driver of the R580 branch or newer)" if int(nvcc[1]) == 13 else "")
+          + f": use a CUDA {drv[1]}.x toolkit (the runtime's own), or a newer driver")
 else:
     if (int(drv[1]), int(drv[2])) < (int(nvcc[1]), int(nvcc[2])):
         print(f"note: the driver supports CUDA {drv[1]}.{drv[2]}, this nvcc is {nvcc[1]}.{nvcc[2]}: code built for this GPU "

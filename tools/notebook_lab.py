@@ -13,7 +13,8 @@ Environment (the test suite, tests/test_notebooks.py, sets them; a learner needs
     CUDA_LAB_NOTEBOOK_OUT=DIR      where the figures' CSV and PNG files go (default notebooks/output)
     CUDA_LAB_WORKSPACE=DIR         the exercises' copies go to DIR/<chapter> (make WORKSPACE=DIR)
                                    instead of <chapter>/workspace
-    CUDA_LAB_NOTEBOOK_LAB=skip     leave out the lab cell's make profile (one line says so)
+    CUDA_LAB_NOTEBOOK_LAB=skip     leave out make check and the lab's make profile (one line says so;
+                                   the test suite checks the exercises and the sanitizers elsewhere)
 """
 import os
 import re
@@ -72,7 +73,8 @@ def readme_link(anchor=""):
 def _sh(cmd, cwd=None, env=None, timeout=900, show=True):
     """Runs cmd (a list), shows its output as it comes; returns (exit code, output)."""
     if show:
-        where = f"(cd {Path(cwd).relative_to(ROOT) if cwd and Path(cwd).is_relative_to(ROOT) else cwd} && " if cwd else ""
+        rel = Path(cwd).relative_to(ROOT) if cwd and Path(cwd).is_relative_to(ROOT) else cwd
+        where = f"(cd {rel} && " if cwd and str(rel) != "." else ""
         print(f"$ {where}{shlex.join(str(c) for c in cmd)}{')' if where else ''}", flush=True)
     env = {**os.environ, **(env or {})}
     for k in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL"):  # a make that started the tests is not ours
@@ -263,17 +265,23 @@ def answer(key, value):
 def check():
     """make check: each exercise `solved`, `not yet` (with a hint: the first time a pointer to the
     manual, then where to look) or `skipped` with the reason."""
+    if not has_gpu():
+        print("SKIPPED: make check runs the exercises' programs on a GPU, and this runtime has none")
+        return
+    if os.environ.get("CUDA_LAB_NOTEBOOK_LAB") == "skip":
+        print("SKIPPED: make check (CUDA_LAB_NOTEBOOK_LAB=skip)")
+        return
     rc, _ = _make("check", *_ws_args())
     print(f"[make check exited {rc}: 0 when every exercise is solved]")
 
 
 def profile():
     """The chapter's lab (make profile: lab.sh) where this runtime allows it, else one line why."""
-    if os.environ.get("CUDA_LAB_NOTEBOOK_LAB") == "skip":
-        print("SKIPPED: the lab (CUDA_LAB_NOTEBOOK_LAB=skip)")
-        return
     if not has_gpu():
         print("SKIPPED: the lab profiles and checks kernels on a GPU, and this runtime has none")
+        return
+    if os.environ.get("CUDA_LAB_NOTEBOOK_LAB") == "skip":
+        print("SKIPPED: the lab (CUDA_LAB_NOTEBOOK_LAB=skip)")
         return
     env = {}
     san = shutil.which("compute-sanitizer")

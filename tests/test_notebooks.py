@@ -68,6 +68,17 @@ def test_every_program_has_its_cell(chapter):
     assert any('lab.setup("%s"' % chapter in source(c) for c in cells(chapter))
 
 
+def test_every_program_has_its_readme_line():
+    # A program cell prints the chapter README's "what to look at" for it (notebook_lab.run).
+    import notebook_lab
+    missing = []
+    for p in load_manifest():
+        notebook_lab._chapter = p.chapter
+        if not notebook_lab._what_it_shows(p.name.split("/")[1]):
+            missing.append(p.name)
+    assert not missing, f"no row naming these programs in their chapter README's table: {missing}"
+
+
 def test_figures_follow_the_makefiles():
     import notebook_lab
     for ch in CHAPTERS:

@@ -121,7 +121,11 @@ def _what_it_shows(program):
     except OSError:
         return ""
     cell = r"((?:\\\||[^|\n])*)"  # a table cell; \| is a | inside it
-    m = re.search(rf"^\| `{re.escape(program)}` \|{cell}\|{cell}\|", text, re.M)
+    name = f"`{re.escape(program)}`"
+    # the row that starts with the program's name, else one whose first cell names it
+    # (`hello_multi` (`hello_multi.cu` + ...), `default_stream` + `default_stream_per_thread`)
+    m = (re.search(rf"^\| {name} \|{cell}\|{cell}\|", text, re.M) or
+         re.search(rf"^\|(?:\\\||[^|\n])*{name}(?:\\\||[^|\n])*\|{cell}\|{cell}\|", text, re.M))
     return m.group(2).strip().replace("\\|", "|") if m else ""
 
 

@@ -71,7 +71,7 @@ else:
 import os, pathlib, subprocess, sys
 REPO_URL = os.environ.get("CUDA_LAB_REPO_URL", "")  # this repository's git URL (https://github.com/OWNER/NAME)
 def _root(start):
-    return next((d for d in [start, *start.parents] if (d / "common.mk").exists() and (d / "tests" / "manifest.txt").exists()), None)
+    return next((d for d in [start, *start.parents] if (d / "common.mk").exists() and (d / "tools" / "notebook_lab.py").exists()), None)
 ROOT = _root(pathlib.Path.cwd().resolve())
 if ROOT is None:
     if not REPO_URL:

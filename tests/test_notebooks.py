@@ -101,7 +101,9 @@ def outputs(cell):
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
-def test_notebook_runs(chapter, tmp_path, monkeypatch):
+def test_notebook_runs(chapter, tmp_path, monkeypatch, request):
+    if request.config.getoption("--chapter") not in (None, chapter):
+        pytest.skip("another chapter selected (--chapter): its programs may not be built")
     nbformat = pytest.importorskip("nbformat", reason="nbformat is not installed (requirements.txt)")
     nbclient = pytest.importorskip("nbclient", reason="nbclient is not installed (requirements.txt)")
     pytest.importorskip("ipykernel", reason="ipykernel is not installed (requirements.txt)")

@@ -107,7 +107,7 @@ def test_notebook_runs(chapter, tmp_path, monkeypatch, request):
     nbformat = pytest.importorskip("nbformat", reason="nbformat is not installed (requirements.txt)")
     nbclient = pytest.importorskip("nbclient", reason="nbclient is not installed (requirements.txt)")
     pytest.importorskip("ipykernel", reason="ipykernel is not installed (requirements.txt)")
-    has_gpu, probe = gpu_probe()
+    has_gpu, _ = gpu_probe()
     if not (ROOT / "tests" / "gpu_probe").exists():
         pytest.skip("tests/gpu_probe is not built (run make)")
     monkeypatch.setenv("CUDA_LAB_NOTEBOOK_SIZES", "test")
@@ -138,6 +138,7 @@ def test_notebook_runs(chapter, tmp_path, monkeypatch, request):
     print(f"{chapter}: {len(code)} code cells in {seconds:.1f} s ({'GPU' if has_gpu else 'no GPU'})")
     first = outputs(code[0])
     program_cells = [c for c in code if source(c).startswith("lab.run(")]
+    may_skip = {p.name.split("/")[1] for p in load_manifest() if p.chapter == chapter and "may-skip" in p.options}
     for c in program_cells:
         text = outputs(c)
         m = VERDICT.search(text)
@@ -147,6 +148,9 @@ def test_notebook_runs(chapter, tmp_path, monkeypatch, request):
         assert m.group(2) in ("PASSED", "SKIPPED"), f"{source(c)}:\n{text[-1500:]}"
         if not has_gpu:
             assert m.group(2) == "SKIPPED", f"{source(c)} without a GPU:\n{text[-1500:]}"
+        elif m.group(2) == "SKIPPED":  # on a GPU only where the manifest allows it (a feature it may lack)
+            name = re.match(r'lab\.run\("([^"]+)"\)', source(c)).group(1)
+            assert name in may_skip, f"{source(c)} skipped on a GPU:\n{text[-1500:]}"
     figures = outputs(next(c for c in code if source(c).startswith("lab.figures(")))
     check = outputs(next(c for c in code if source(c).startswith("lab.check(")))
     lab = outputs(next(c for c in code if source(c).startswith("lab.profile(")))
@@ -156,9 +160,15 @@ def test_notebook_runs(chapter, tmp_path, monkeypatch, request):
     assert re.search(r"runs: .* 0 FAILED$", summary, re.M), summary
     if has_gpu:
         assert "ready:" in first, first
+        if os.environ.get("NOTEBOOK_LAB") == "1":  # the published exercises are not yet solved
+            assert "[make check exited" in check and "not yet" in check, check[-3000:]
+            assert "[make profile exited 0]" in lab, lab[-3000:]
         import notebook_lab
         if chapter in notebook_lab.PLOTS:
             m = re.search(r"figures: (\d+) PNG", figures)
+            skipped = re.search(r"^SKIPPED: no figures: (\w+) ended", figures, re.M)
+            if skipped and skipped.group(1) in may_skip:  # a feature this GPU lacks (manifest: may-skip)
+                return
             assert m and int(m.group(1)) > 0, figures
     else:
         assert "SKIPPED:" in first, first

@@ -90,6 +90,28 @@ def test_figures_follow_the_makefiles():
         assert [p for p, _ in notebook_lab.PLOTS[ch][0]] == m.group(1).split(), ch
 
 
+def test_figures_draw_from_the_notebooks_paths(tmp_path):
+    # No GPU needed: the chapter's committed CSV files, put where the notebook's programs write
+    # theirs, must give plot.py (run with the notebook's arguments) every PNG it draws.
+    pytest.importorskip("matplotlib", reason="matplotlib is not installed (requirements.txt)")
+    import shlex
+    import shutil
+    import notebook_lab
+    for ch, (runs, plot_args) in notebook_lab.PLOTS.items():
+        if not plot_args:
+            continue
+        out = tmp_path / ch
+        out.mkdir()
+        for _, args in runs:
+            for name in re.findall(r"\{o\}/([\w.]+)", args):
+                if (ROOT / ch / "figures" / name).exists():
+                    shutil.copy(ROOT / ch / "figures" / name, out / name)
+        r = subprocess.run([sys.executable, "plot.py", *shlex.split(plot_args.format(o=shlex.quote(str(out))))],
+                           cwd=ROOT / ch, capture_output=True, text=True)
+        assert r.returncode == 0, f"{ch}: {r.stdout}{r.stderr}"
+        assert list(out.glob("*.png")), f"{ch}: plot.py drew nothing\n{r.stdout}"
+
+
 def outputs(cell):
     text = []
     for o in cell.get("outputs", []):

@@ -142,7 +142,7 @@ def _run(program, args=None):
         args = ""
         if os.environ.get("CUDA_LAB_NOTEBOOK_SIZES") == "test":
             entry = next((e for e in manifest.load_manifest() if e.name == key), None)
-            args = " ".join(entry.args) if entry else ""
+            args = shlex.join(entry.args) if entry else ""
     shows = _what_it_shows(program)
     if shows:
         print(f"what to look at (README): {shows}")
@@ -192,13 +192,13 @@ def figures():
     for f in list(o.glob("*.png")) + list(o.glob("*.csv")):
         f.unlink()  # what is shown below is this run's
     for program, args in runs:
-        verdict = _run(program, args.format(o=o))
+        verdict = _run(program, args.format(o=shlex.quote(str(o))))
         if not verdict.startswith("PASSED"):
             print(f"SKIPPED: no figures: {program} ended '{verdict}'" if verdict.startswith("SKIPPED")
                   else f"FAILED: no figures: {program} ended '{verdict}'")
             return
     if plot_args:
-        rc, _ = _sh([sys.executable, "plot.py", *shlex.split(plot_args.format(o=o))], cwd=ROOT / _chapter)
+        rc, _ = _sh([sys.executable, "plot.py", *shlex.split(plot_args.format(o=shlex.quote(str(o))))], cwd=ROOT / _chapter)
         if rc != 0:
             print(f"FAILED: plot.py exited {rc}")
             return

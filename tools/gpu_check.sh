@@ -5,6 +5,8 @@
 #      `not yet`, each solution `solved`, their check output in exercises/; plus the host-side tests;
 #      and every program again with CUDA_LAB_CORRUPT=1, where it must print FAILED and exit 1:
 #      tests/test_corruption.py, summarised from $OUT/corruption.log),
+#      The chapter notebooks run there too (tests/test_notebooks.py: every program cell PASSED or
+#      SKIPPED, the figures drawn); the executed notebooks are kept in $OUT/notebooks/.
 #   2b. 01_intro/nvrtc_saxpy built with -DCUDA_LAB_DRIVER_API_ROUTE: the route a CUDA 12.2-12.7 build
 #      takes (common/cuda_compat.cuh), run on this newer toolkit,
 #   3. compute-sanitizer memcheck (leak checking on), racecheck, initcheck and synccheck over every
@@ -84,7 +86,7 @@ route_summary="driver-API route: not run"
 if [ $tests = 1 ]; then
 echo "== make test"
 : >"$out/corruption.log"
-EXERCISE_LOG_DIR="$out/exercises" CORRUPTION_LOG="$out/corruption.log" make test ${chapter:+CHAPTER=$chapter} \
+NOTEBOOK_EXECUTED_DIR="$out/notebooks" EXERCISE_LOG_DIR="$out/exercises" CORRUPTION_LOG="$out/corruption.log" make test ${chapter:+CHAPTER=$chapter} \
     >"$out/test.log" 2>&1
 test_rc=$?
 grep -E "^(FAILED|ERROR) |^SKIPPED \[" "$out/test.log" | head -40

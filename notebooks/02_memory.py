@@ -1,0 +1,182 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 02_memory: Device memory, transfers and caches
+#
+# The lab of this chapter, run in a notebook: each program is built with the chapter's `make` and
+# run; the lesson is in the chapter README (the link below, and the line that each program cell
+# prints from its table). Run the cells in order. A program ends with `PASSED`, `FAILED: ...` or
+# `SKIPPED: <reason>` (no GPU, or a feature this GPU lacks).
+
+# %% [markdown]
+# **1. The GPU, the driver and the toolkit.** Colab: *Runtime > Change runtime type > T4 GPU*.
+# Kaggle: *Settings > Accelerator > GPU T4 x2* (not P100: it is sm_60, below this lab's sm_75).
+# The programs are built by the nvcc of this runtime for the GPU in it (`-arch=native`).
+
+# %%
+# The first two cells are the same in every chapter's notebook (tests/test_notebooks.py checks it).
+import os, re, shutil, subprocess
+if not shutil.which("nvcc") and os.path.exists("/usr/local/cuda/bin/nvcc"):
+    os.environ["PATH"] = "/usr/local/cuda/bin:" + os.environ["PATH"]  # Kaggle: the toolkit is not on PATH
+def _out(cmd):
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ""
+smi = _out(["nvidia-smi"])
+gpu = _out(["nvidia-smi", "--query-gpu=name,compute_cap,driver_version", "--format=csv,noheader"]).strip().splitlines()
+if smi and not gpu:  # a driver older than the compute_cap field
+    gpu = [g.replace(",", ", ?,", 1) for g in _out(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"]).strip().splitlines()]
+nvcc = re.search(r"release (\d+)\.(\d+)", _out(["nvcc", "--version"]))
+drv = re.search(r"CUDA Version: (\d+)\.(\d+)", smi)
+print("GPU:    ", gpu[0] if gpu else "none")
+print("driver: ", f"supports CUDA {drv[1]}.{drv[2]}" if drv else "none")
+print("toolkit:", f"nvcc {nvcc[1]}.{nvcc[2]} ({shutil.which('nvcc')})" if nvcc else "no nvcc")
+cc = float(gpu[0].split(",")[1]) if gpu and len(gpu[0].split(",")) > 1 and re.match(r"\s*\d", gpu[0].split(",")[1]) else None
+if not nvcc:
+    print("SKIPPED: no CUDA toolkit (nvcc) here: use a runtime that has one (Colab, Kaggle), or install the CUDA Toolkit 12.2 or newer")
+elif (int(nvcc[1]), int(nvcc[2])) < (12, 2):
+    print(f"SKIPPED: nvcc {nvcc[1]}.{nvcc[2]} is older than this lab's 12.2: install a newer CUDA Toolkit")
+elif not gpu or not drv:
+    print("SKIPPED: no GPU in this runtime: Colab: Runtime > Change runtime type > T4 GPU; Kaggle: Settings > Accelerator > GPU T4 x2; then run again")
+elif cc is not None and cc < 7.5:
+    print(f"SKIPPED: this GPU is sm_{int(cc * 10)}, below this lab's sm_75: on Kaggle choose GPU T4 x2, not P100")
+elif int(drv[1]) < int(nvcc[1]):
+    print(f"SKIPPED: the driver supports CUDA {drv[1]}.{drv[2]}, older than this nvcc ({nvcc[1]}.{nvcc[2]}): programs it builds "
+          "cannot start" + (" (CUDA 13 needs a driver of the R580 branch or newer)" if int(nvcc[1]) == 13 else "")
+          + f": use a CUDA {drv[1]}.x toolkit (the runtime's own), or a newer driver")
+else:
+    if (int(drv[1]), int(drv[2])) < (int(nvcc[1]), int(nvcc[2])):
+        print(f"note: the driver supports CUDA {drv[1]}.{drv[2]}, this nvcc is {nvcc[1]}.{nvcc[2]}: code built for this GPU "
+              "(-arch=native, what the Makefiles do here) runs; PTX alone would not ('the provided PTX was compiled "
+              "with an unsupported toolchain')")
+    print("ready: GPU, driver and toolkit fit")
+
+# %% [markdown]
+# **2. The repository.** Inside a clone (JupyterLab opened in it), the notebook uses that tree;
+# elsewhere (Colab, Kaggle) it clones `REPO_URL` below: set it to this repository's address.
+
+# %%
+import os, pathlib, subprocess, sys
+REPO_URL = os.environ.get("CUDA_LAB_REPO_URL", "")  # this repository's git URL (https://github.com/OWNER/NAME)
+def _root(start):
+    return next((d for d in [start, *start.parents] if (d / "common.mk").exists() and (d / "tools" / "notebook_lab.py").exists()), None)
+ROOT = _root(pathlib.Path.cwd().resolve())
+if ROOT is None:
+    if not REPO_URL:
+        raise SystemExit("set REPO_URL in this cell to the repository's git URL, then run it again")
+    ROOT = pathlib.Path.cwd() / pathlib.Path(REPO_URL.rstrip("/")).name.removesuffix(".git")
+    if not ROOT.exists():
+        subprocess.run(["git", "clone", "--depth", "1", REPO_URL, str(ROOT)], check=True)
+sys.path.insert(0, str(ROOT / "tools"))
+import notebook_lab as lab
+
+# %%
+lab.setup("02_memory", REPO_URL)
+
+# %% [markdown]
+# ## The programs
+
+# %%
+lab.run("coalescing")
+
+# %%
+lab.run("aos_soa")
+
+# %%
+lab.run("pitch_2d_3d")
+
+# %%
+lab.run("symbols")
+
+# %%
+lab.run("pinned_bandwidth")
+
+# %%
+lab.run("zero_copy")
+
+# %%
+lab.run("batched_transfers")
+
+# %%
+lab.run("registers_local")
+
+# %%
+lab.run("readonly_cache")
+
+# %%
+lab.run("l2_persistence")
+
+# %%
+lab.run("alloc_reuse")
+
+# %%
+lab.run("latency")
+
+# %%
+lab.run("bytes_in_flight")
+
+# %%
+lab.run("alignment")
+
+# %% [markdown]
+# ## Figures
+# The chapter's `make plots`: the programs write `--csv` files, the chapter's `plot.py` draws them
+# (into `notebooks/output/`, so the committed figures of the chapter stay as they are).
+
+# %%
+lab.figures()
+
+# %% [markdown]
+# ## Exercises
+# `make workspace` copies the exercises into your workspace (it never overwrites your copies); the
+# exercises' README says what each asks. Edit your copy (the file browser, or `lab.edit`), then
+# `make check`: each exercise says `solved` or `not yet` with a hint (a pointer to the manual the
+# first time, where to look the second time). A command of the exercises' README runs in the chapter
+# folder with `lab.sh("...")`, e.g. `lab.sh("./coalescing --help")`.
+
+# %%
+lab.exercises()
+
+# %% [markdown]
+# A **predict** exercise: write your prediction before measuring (it is not graded), then the measured value.
+
+# %%
+# lab.answer("sectors_offset.predicted", "...")   # your prediction
+# lab.answer("sectors_offset.measured", "...")    # what the command in the exercises' README shows
+
+# %% [markdown]
+# A **fix** exercise: the lines that are yours to change in `memcpy_bytes.cu`.
+
+# %%
+lab.show("memcpy_bytes.cu")
+# lab.edit("memcpy_bytes.cu", "the line as it is", "the line as you want it")
+
+# %%
+lab.check()
+
+# %% [markdown]
+# ## Lab: Nsight Compute and compute-sanitizer
+# The chapter's `make profile` (its `lab.sh`). Where this runtime has no Nsight Compute, or keeps the
+# GPU's performance counters for administrators (`ERR_NVGPUCTRPERM`), the ncu steps are left out
+# and a line says why; the compute-sanitizer steps run wherever the toolkit has it.
+
+# %%
+lab.profile()
+
+# %% [markdown]
+# ## Summary
+
+# %%
+lab.summary()

@@ -177,6 +177,142 @@ def outside_region(lines, begin, end):
     return [(i + 1, " ".join(l.split())) for i, l in enumerate(lines) if (i <= begin or i >= end) and l.strip()]
 
 
+KEYWORDS = set("""alignas alignof asm auto bool break case catch char char16_t char32_t class const constexpr
+const_cast continue decltype default delete do double dynamic_cast else enum explicit export extern false float
+for friend goto if inline int long mutable namespace new noexcept nullptr operator private protected public
+register reinterpret_cast return short signed sizeof static static_assert static_cast struct switch template this
+thread_local throw true try typedef typeid typename union unsigned using virtual void volatile wchar_t while
+__global__ __device__ __host__ __shared__ __constant__ __managed__ __forceinline__ __noinline__ __restrict__
+__launch_bounds__ __align__ __attribute__ __declspec __cluster_dims__ __grid_constant__ final override""".split())
+# An identifier before a parenthesised argument that declares nothing (__launch_bounds__(256) kernel(...)).
+NOT_DECLARED = {"__launch_bounds__", "__align__", "__attribute__", "alignas", "decltype", "sizeof", "alignof",
+                "__declspec", "__cluster_dims__", "noexcept", "static_assert"}
+# Names of the CUDA runtime and driver: a region that defines one replaces what the program calls.
+RUNTIME_NAME = re.compile(r"(cuda|cu[A-Z]|__cuda|__nv|nv[A-Z])\w*")
+TOKEN = re.compile(r"[A-Za-z_]\w*|::|\S")
+
+
+def strip_code(text):
+    """The C++ text without comments, string and character literals (each replaced by a space)."""
+    return re.sub(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', " ", text, flags=re.S)
+
+
+def identifiers(text):
+    return set(re.findall(r"[A-Za-z_]\w*", strip_code(text))) - KEYWORDS
+
+
+def declared_names(text, local=False):
+    """The names that C++ text declares at namespace scope (namespace and extern "C" blocks are
+    looked into): functions and function templates (overloads and specialisations included),
+    variables, types, aliases, and `operator` for an operator overload. A declaration inside a
+    function, struct or class body is not one: it replaces nothing outside. local: the text is a
+    function's body (a region inside main): the names it declares at its own level (`dim3 block(64);`,
+    `auto f = ...;`), which hide those of the library and the program in the code after it; a call
+    or an assignment (`CHECK(...)`, `grid = ...`) declares nothing."""
+    names = set()
+    tokens = TOKEN.findall(strip_code(text))
+    opaque = 0          # braces entered that are a body (function, class, initializer)
+    stack = []          # each open brace: True when it is a body
+    first, last, found, init, paren, i = None, None, False, False, 0, 0
+
+    def record(name):
+        if not name or name in KEYWORDS:
+            return
+        if local:  # a declaration: a type (an identifier, `>`, `*`, `&`) just before the name
+            before = tokens[i - 2] if i >= 2 and tokens[i - 1] == name else ""
+            if not (before in (">", "*", "&", "&&") or (re.fullmatch(r"[A-Za-z_]\w*", before) and before not in
+                    ("return", "throw", "case", "goto", "delete", "new", "else", "do", "co_return"))):
+                return
+        names.add(name)
+
+    while i < len(tokens):
+        t = tokens[i]
+        if t == "{":
+            transparent = not opaque and not found and not init and first in ("namespace", "extern", "inline")
+            if not opaque and not found and not init and not transparent and paren == 0 and (
+                    not local or first in ("struct", "class", "union", "enum")):
+                names.add(last) if last and last not in KEYWORDS else None  # struct / class / union / enum NAME {
+            stack.append(not transparent)
+            opaque += not transparent
+            if transparent:
+                first, last, found, init, paren = None, None, False, False, 0
+        elif t == "}":
+            if stack:
+                opaque -= stack.pop()
+            if not opaque:
+                found, init = False, init  # `struct S {...} s;` goes on to declare s; a body ends the statement
+                if not init:
+                    first, last, paren = None, None, 0
+        elif opaque:
+            pass
+        elif t == "template" and i + 1 < len(tokens) and tokens[i + 1] == "<":
+            depth, i = 0, i + 1
+            while i < len(tokens):
+                depth += {"<": 1, ">": -1}.get(tokens[i], 0)
+                if depth == 0:
+                    break
+                i += 1
+        elif t == "operator" and paren == 0 and not init:
+            names.add("operator")
+            found = True
+        elif t == "<" and paren == 0 and not init and tokens[i - 1] == last:
+            depth = 0  # template arguments (median<float>(...), std::vector<Args> x): `last` stays
+            while i < len(tokens):
+                depth += {"<": 1, ">": -1}.get(tokens[i], 0)
+                if depth == 0:
+                    break
+                i += 1
+        elif t == "(":
+            if paren == 0 and not found and not init and last not in NOT_DECLARED:
+                record(last)
+                found = True
+            paren += 1
+        elif t == ")":
+            paren = max(0, paren - 1)
+        elif paren:
+            pass
+        elif t in ("=", "[") :
+            if not found and not init:
+                record(last)
+                found = True
+            init = init or t == "="
+        elif t in (";", ","):
+            if not found and not init and first != "using":
+                record(last)
+            found, init = False, False
+            if t == ";":
+                first, last = None, None
+        else:
+            if first is None:
+                first = t
+            if re.fullmatch(r"[A-Za-z_]\w*", t):
+                last = t
+        i += 1
+    return names
+
+
+def library_names():
+    """Every identifier of common/ (its headers and its library's source)."""
+    names = set()
+    for f in sorted((ROOT / "common").glob("*")):
+        if f.suffix in (".h", ".cuh", ".cpp"):
+            names |= identifiers(f.read_text(errors="replace"))
+    return names
+
+
+def replaced_names(mine, theirs, f, g):
+    """The names the student's region declares that the library or the program outside the region
+    uses, other than those the published region declares (the kernel that is the exercise)."""
+    region = "\n".join(mine[f[0] + 1:f[1]])
+    before = strip_code("\n".join(theirs[:g[0]]))
+    local = before.count("{") > before.count("}")  # the region is inside a function's body
+    allowed = declared_names("\n".join(theirs[g[0] + 1:g[1]]), local)
+    outside = identifiers("\n".join(theirs[:g[0]] + theirs[g[1] + 1:]))
+    used = outside | library_names()
+    return sorted(n for n in declared_names(region, local) - allowed
+                  if n in used or RUNTIME_NAME.fullmatch(n) or n == "operator")
+
+
 def tampering(ex, src_file, published_file):
     """Why the student's file may not be graded (it differs from the published exercise outside the
     region, or the region holds a preprocessor directive), or '' when it may."""
@@ -192,6 +328,12 @@ def tampering(ex, src_file, published_file):
         if mine[n].strip().startswith("#") and (not words or words[0] != "pragma"):
             return (f"{ex.source} line {n + 1}, inside your region, is a preprocessor directive: only #pragma "
                     f"is allowed there (a macro could rewrite the check that follows)")
+    clash = replaced_names(mine, theirs, f, g)
+    if clash:
+        what = ", ".join(f"`{n}`" for n in clash[:5])
+        return (f"{ex.source}: your region declares {what}, a name that the library (common/), the CUDA "
+                f"runtime or the program outside your region uses: a definition or overload there could "
+                f"replace what the check or the timing calls. Rename it (or, for an operator, write a function)")
     a, b = outside_region(mine, *f), outside_region(theirs, *g)
     for k in range(max(len(a), len(b))):
         if k < len(a) and k < len(b) and a[k][1] == b[k][1]:

@@ -358,10 +358,21 @@ def check_predict(ex, src):
     return "solved", ""
 
 
+def first_message(binary):
+    """The compiler's first error or warning for `binary` (the build keeps its output in .NAME.log)."""
+    log = binary.parent / f".{binary.name}.log"
+    if not log.exists():
+        return "no build log (make exercises builds it and shows why)"
+    lines = log.read_text(errors="replace").splitlines()
+    first = next((l for l in lines if re.search(r"\b(error|warning)\b", l, re.I)), None) or next(
+        (l for l in lines if l.strip()), "the compiler printed nothing")
+    return first.strip()[:200]
+
+
 def check_program(ex, binary):
     """'solved' / 'not yet' / 'skipped', and a reason."""
     if not binary.exists():
-        return "not yet", f"{binary.name} is not built (make exercises shows why)"
+        return "not yet", f"{binary.name} did not build: {first_message(binary)}"
     best = None
     for attempt in range(3 if ex.kind == "faster" else 1):
         rc, out, err = run([str(binary), *ex.args], binary.parent, ex.timeout)

@@ -32,12 +32,18 @@ Kinds of exercise and what `solved` means:
   faster   the same, and the figure that `measure` (a regular expression with one group) finds in
            its output meets `target` (e.g. `>= 1.5`); a run below target is repeated, best of 3.
 
+The region may also not declare a name that the library (common/), the CUDA runtime or the program
+outside the region uses, unless the published region declares it too (an overload of bench_turns_ms,
+a local `auto CHECK = ...` or a global `int verdict` would replace what the check or the timing
+calls); may not mention the exercise's `forbidden` names (the program's record of the work its
+kernels did, e.g. a __device__ counter); and must keep each text of `required` (e.g. CHECK_LAUNCH()).
+
 exercises.txt keys: kind, section (manual section, number and title), title, source (fix/faster:
 the .cu file), args, sanitizer (comma list), measure, target, expect (predict: a number, a range
 `a .. b`, or words separated by `|`), hint1 (a pointer to the manual section), hint2 (where to
 look: a line range of the source, or which figure to read), lines (fix/faster: the line range,
 e.g. 40-52, that hint2 points to; the test suite checks that the solution differs from the
-exercise only there).
+exercise only there), forbidden and required (comma lists, above), timeout (seconds per run).
 
 Hints are graded: the first `not yet` of an exercise shows hint1, later ones hint2 as well. The
 count is kept in BIN/.attempts.json. Exit status: 0 all solved, 1 some not yet, 77 none not yet
@@ -84,6 +90,8 @@ class Exercise:
         self.hint2 = sec.get("hint2", "")
         self.lines = sec.get("lines", "")
         self.timeout = int(sec.get("timeout", "120"))
+        self.forbidden = [t.strip() for t in sec.get("forbidden", "").split(",") if t.strip()]
+        self.required = [t.strip() for t in sec.get("required", "").split(",") if t.strip()]
 
     @property
     def program(self):
@@ -328,6 +336,15 @@ def tampering(ex, src_file, published_file):
         if mine[n].strip().startswith("#") and (not words or words[0] != "pragma"):
             return (f"{ex.source} line {n + 1}, inside your region, is a preprocessor directive: only #pragma "
                     f"is allowed there (a macro could rewrite the check that follows)")
+    region = strip_code("\n".join(mine[f[0] + 1:f[1]]))
+    used = [n for n in ex.forbidden if re.search(r"\b" + re.escape(n) + r"\b", region)]
+    if used:
+        return (f"{ex.source}: your region uses `{used[0]}`, which this exercise keeps to the program (its "
+                f"record of the work the GPU did, or a way around that record): leave it to the code outside "
+                f"the region")
+    missing = [t for t in ex.required if " ".join(t.split()) not in " ".join(region.split())]
+    if missing:
+        return f"{ex.source}: your region must keep `{missing[0]}` (the exercise asks for it: see its opening comment)"
     clash = replaced_names(mine, theirs, f, g)
     if clash:
         what = ", ".join(f"`{n}`" for n in clash[:5])

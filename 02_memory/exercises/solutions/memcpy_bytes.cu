@@ -8,7 +8,7 @@
 //         make check (runs it and initcheck, says `solved` or `not yet` with a hint). By hand:
 //           cd workspace && ./memcpy_bytes --n=1000003
 //           compute-sanitizer --tool initcheck ./memcpy_bytes --n=1000003
-// Compile: nvcc -std=c++17 -O3 -lineinfo -arch=native -I../../common -o memcpy_bytes memcpy_bytes.cu
+// Compile: nvcc -std=c++17 -O3 -lineinfo -arch=native -Werror all-warnings -Xcompiler -Wall,-Wextra -I../../common -o memcpy_bytes memcpy_bytes.cu
 // Output: the check of y against the CPU, then PASSED or FAILED.
 // Yours to change: only the lines between the two "your change" markers; make check refuses a file changed elsewhere.
 #include <vector>

@@ -12,7 +12,7 @@
 // Build and check (from the chapter folder):
 //         make exercises && cd workspace && ./histogram_privatize   (builds your copy in workspace/)
 //         make check                                                (solved / not yet, with hints)
-//         nvcc -std=c++17 -O3 -arch=native -I../../common -o histogram_privatize histogram_privatize.cu
+//         nvcc -std=c++17 -O3 -lineinfo -arch=native -Werror all-warnings -Xcompiler -Wall,-Wextra -I../../common -o histogram_privatize histogram_privatize.cu
 // Run:    ./histogram_privatize [--n=16777259] [--skew=0.9] [--reps=10]
 // Output: a check line per input, time, input GB/s and % of D2D per input, the ratio vs copy,
 //         PASSED or FAILED (FAILED only if a count is wrong: the ratio is judged by make check).

@@ -300,11 +300,16 @@ def declared_names(text, local=False):
 
 
 def library_names():
-    """Every identifier of common/ (its headers and its library's source)."""
+    """The names of common/ that a program's code can reach: what its headers and library source
+    declare at namespace scope, and every identifier of its macros (a macro's body is compiled where
+    it is used, e.g. CHECK's check_cuda). Their functions' local variables are not among them."""
     names = set()
     for f in sorted((ROOT / "common").glob("*")):
         if f.suffix in (".h", ".cuh", ".cpp"):
-            names |= identifiers(f.read_text(errors="replace"))
+            text = f.read_text(errors="replace")
+            names |= declared_names(re.sub(r"^\s*#.*(?:\\\n.*)*", " ", text, flags=re.M))
+            for macro in re.findall(r"^\s*#\s*define\s+(.*(?:\\\n.*)*)", text, flags=re.M):
+                names |= identifiers(macro)
     return names
 
 

@@ -139,6 +139,22 @@ def test_cheat_builds_and_is_caught(built_cheats, path):
         assert w.strip() in reason, reason
 
 
+def test_one_verdict_and_one_figure(tmp_path):
+    """A program whose output has a second verdict line or a second figure (printed by the region's
+    code or a kernel's printf) is `not yet`, whatever its last line says."""
+    from test_exercises import fake_exercise, write_script
+    prog = tmp_path / "prog"
+    f = fake_exercise(kind="faster", measure=r"ratio: ([0-9.]+)", target=">= 0.5")
+    write_script(prog, "echo 'ratio: 0.72'; echo PASSED")
+    assert ex.check_program(f, prog)[0] == "solved"
+    write_script(prog, "echo 'ratio: 9.9'; echo PASSED; echo 'ratio: 0.72'; echo PASSED")
+    status, why = ex.check_program(f, prog)
+    assert status == "not yet" and "2 verdict lines" in why, why
+    write_script(prog, "echo 'ratio: 9.9'; echo 'ratio: 0.72'; echo PASSED")
+    status, why = ex.check_program(f, prog)
+    assert status == "not yet" and "2 lines that match" in why, why
+
+
 # ---- `make check` when one workspace file does not build: that one is `not yet` with the compiler's
 # first message, the others are still graded.
 

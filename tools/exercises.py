@@ -22,7 +22,8 @@ nothing else), and says `not yet` with the first differing line when they differ
 directive other than #pragma inside the region is refused too (a macro could rewrite the code
 after it). This guards the CPU check and the timing, which lie outside the region; it cannot stop
 code inside the region from printing a verdict of its own (reading a solved region stays the
-instructor's job).
+instructor's job); what it can print is limited by the run's check: one verdict line (the last) and,
+for a faster exercise, one line with the figure, or `not yet`.
 
 Kinds of exercise and what `solved` means:
   predict  answers.txt holds NAME.predicted (anything, written before measuring: it is not graded)
@@ -35,7 +36,8 @@ Kinds of exercise and what `solved` means:
 The region may also not declare a name that the library (common/), the CUDA runtime or the program
 outside the region uses, unless the published region declares it too (an overload of bench_turns_ms,
 a local `auto CHECK = ...` or a global `int verdict` would replace what the check or the timing
-calls); may not mention the exercise's `forbidden` names (the program's record of the work its
+calls); may not use a name that ends the process or takes over its output (exit, atexit, dup2,
+stdout, ...: PROCESS_NAMES); may not mention the exercise's `forbidden` names (the program's record of the work its
 kernels did, e.g. a __device__ counter); and must keep each text of `required` (e.g. CHECK_LAUNCH()).
 
 exercises.txt keys: kind, section (manual section, number and title), title, source (fix/faster:
@@ -195,6 +197,13 @@ __launch_bounds__ __align__ __attribute__ __declspec __cluster_dims__ __grid_con
 # An identifier before a parenthesised argument that declares nothing (__launch_bounds__(256) kernel(...)).
 NOT_DECLARED = {"__launch_bounds__", "__align__", "__attribute__", "alignas", "decltype", "sizeof", "alignof",
                 "__declspec", "__cluster_dims__", "noexcept", "static_assert"}
+# Names no region may use: they end the process, hand it to another, or take over its output, so that
+# a verdict printed by the region could be the one make check reads.
+PROCESS_NAMES = {"exit", "_exit", "_Exit", "quick_exit", "atexit", "at_quick_exit", "abort", "terminate",
+                 "set_terminate", "signal", "sigaction", "raise", "kill", "fork", "vfork", "system", "popen",
+                 "execl", "execlp", "execle", "execv", "execvp", "execve", "longjmp", "setjmp", "freopen", "fclose",
+                 "dup", "dup2", "close", "setvbuf", "setbuf", "stdout", "stderr", "cout", "cerr", "clog", "rdbuf",
+                 "write", "pthread_create", "thread", "async"}
 # Names of the CUDA runtime and driver: a region that defines one replaces what the program calls.
 RUNTIME_NAME = re.compile(r"(cuda|cu[A-Z]|__cuda|__nv|nv[A-Z])\w*")
 TOKEN = re.compile(r"[A-Za-z_]\w*|::|\S")
@@ -342,6 +351,10 @@ def tampering(ex, src_file, published_file):
             return (f"{ex.source} line {n + 1}, inside your region, is a preprocessor directive: only #pragma "
                     f"is allowed there (a macro could rewrite the check that follows)")
     region = strip_code("\n".join(mine[f[0] + 1:f[1]]))
+    process = sorted(PROCESS_NAMES & set(re.findall(r"[A-Za-z_]\w*", region)))
+    if process:
+        return (f"{ex.source}: your region uses `{process[0]}`, which ends the process, starts another or takes "
+                f"over its output: the program's own check must have the last word; leave it out")
     used = [n for n in ex.forbidden if re.search(r"\b" + re.escape(n) + r"\b", region)]
     if used:
         return (f"{ex.source}: your region uses `{used[0]}`, which this exercise keeps to the program (its "
@@ -407,11 +420,19 @@ def check_program(ex, binary):
             if rc < 0:
                 what = f"crashed (signal {-rc})"
             return "not yet", f"the program's own check: {what[:120]}"
+        # The program prints its verdict once (and a faster one its figure once): a second one was
+        # printed by something else (the region's code, a kernel's printf).
+        verdicts = [l for l in out.splitlines() if l.strip() == "PASSED" or l.startswith("FAILED")]
+        if len(verdicts) != 1:
+            return "not yet", f"the output has {len(verdicts)} verdict lines (PASSED / FAILED); only the program prints one"
         if ex.kind != "faster":
             break
         found = re.findall(ex.measure, out)
         if not found:
             return "not yet", f"the output has no line that matches {ex.measure!r}"
+        if len(found) > 1:
+            return "not yet", (f"the output has {len(found)} lines that match {ex.measure!r}; only the program "
+                               f"prints its figure, once")
         value = float(found[-1])
         best = value if best is None else (max(best, value) if ex.target.startswith(">=") else min(best, value))
         op, goal = ex.target[:2], float(ex.target[2:])

@@ -139,6 +139,25 @@ def test_cheat_builds_and_is_caught(built_cheats, path):
         assert w.strip() in reason, reason
 
 
+@pytest.mark.parametrize("text,local,want", [
+    ("__global__ void __launch_bounds__(256) work(const float* in) { int a = f(3); }", False, {"work"}),
+    ("template <class T = int> T pick(T a) { return a; }", False, {"pick"}),
+    ("namespace { std::vector<double> bench_turns_ms(std::initializer_list<FnRef> f, int r) { return {}; } }",
+     False, {"bench_turns_ms"}),
+    ("template <> double median<float>(std::vector<double> v) { return 0; }", False, {"median"}),
+    ("struct S { int check; void run(); } s;", False, {"S", "s"}),
+    ("__constant__ float table[32]; __device__ int count = 0; using Alias = int; using namespace std;", False,
+     {"table", "count", "Alias"}),
+    ('extern "C" { int cudaMemcpy(void* p); }', False, {"cudaMemcpy"}),
+    ("float4 operator+(float4 a, float4 b) { return a; }", False, {"operator"}),
+    ("dim3 block(32, 8); CHECK(cudaMalloc(&d, 4)); grid = 5; std::min(a, b); return f(x); auto g = [] {};",
+     True, {"block", "g"}),
+    ("for (int i = 0; i < n; ++i) { float v = 1; } if (x) { int w; }", True, set()),
+])
+def test_declared_names(text, local, want):
+    assert ex.declared_names(text, local) == want
+
+
 def test_one_verdict_and_one_figure(tmp_path):
     """A program whose output has a second verdict line or a second figure (printed by the region's
     code or a kernel's printf) is `not yet`, whatever its last line says."""

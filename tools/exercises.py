@@ -37,8 +37,9 @@ The region may also not declare a name that the library (common/), the CUDA runt
 outside the region uses, unless the published region declares it too (an overload of bench_turns_ms,
 a local `auto CHECK = ...` or a global `int verdict` would replace what the check or the timing
 calls); may not use a name that ends the process or takes over its output (exit, atexit, dup2,
-stdout, ...: PROCESS_NAMES); may not mention the exercise's `forbidden` names (the program's record of the work its
-kernels did, e.g. a __device__ counter); and must keep each text of `required` (e.g. CHECK_LAUNCH()).
+stdout, ...: PROCESS_NAMES); may not mention the exercise's `forbidden` names (the program's record
+of the work its kernels did, e.g. a __device__ counter, or a way around it); and must keep each
+text of `required` (e.g. CHECK_LAUNCH()).
 
 exercises.txt keys: kind, section (manual section, number and title), title, source (fix/faster:
 the .cu file), args, sanitizer (comma list), measure, target, expect (predict: a number, a range
@@ -248,7 +249,8 @@ def declared_names(text, local=False):
             transparent = not opaque and not found and not init and first in ("namespace", "extern", "inline")
             if not opaque and not found and not init and not transparent and paren == 0 and (
                     not local or first in ("struct", "class", "union", "enum")):
-                names.add(last) if last and last not in KEYWORDS else None  # struct / class / union / enum NAME {
+                if last and last not in KEYWORDS:
+                    names.add(last)  # struct / class / union / enum NAME {
             stack.append(not transparent)
             opaque += not transparent
             if transparent:
@@ -256,10 +258,8 @@ def declared_names(text, local=False):
         elif t == "}":
             if stack:
                 opaque -= stack.pop()
-            if not opaque:
-                found, init = False, init  # `struct S {...} s;` goes on to declare s; a body ends the statement
-                if not init:
-                    first, last, paren = None, None, 0
+            if not opaque and not init:  # a body ends the statement; `struct S {...} s;` declares s next
+                first, last, found, paren = None, None, False, 0
         elif opaque:
             pass
         elif t == "template" and i + 1 < len(tokens) and tokens[i + 1] == "<":
@@ -288,7 +288,7 @@ def declared_names(text, local=False):
             paren = max(0, paren - 1)
         elif paren:
             pass
-        elif t in ("=", "[") :
+        elif t in ("=", "["):
             if not found and not init:
                 record(last)
                 found = True
@@ -424,7 +424,8 @@ def check_program(ex, binary):
         # printed by something else (the region's code, a kernel's printf).
         verdicts = [l for l in out.splitlines() if l.strip() == "PASSED" or l.startswith("FAILED")]
         if len(verdicts) != 1:
-            return "not yet", f"the output has {len(verdicts)} verdict lines (PASSED / FAILED); only the program prints one"
+            return "not yet", (f"the output has {len(verdicts)} verdict lines (PASSED / FAILED); only the program "
+                               f"prints one")
         if ex.kind != "faster":
             break
         found = re.findall(ex.measure, out)

@@ -10,7 +10,8 @@
 //         make check (says `solved` or `not yet` with a hint). By hand:
 //           cd workspace && ./warp_branch --n=262143
 // Compile: nvcc -std=c++17 -O3 -lineinfo -arch=native -Werror all-warnings -Xcompiler -Wall,-Wextra -I../../common -o warp_branch warp_branch.cu
-// Output: the checks of both kernels, their times, `speedup vs reference: X.XXx`, then PASSED.
+// Output: the checks of both kernels (and of yours in every timed round, new input each), their
+//         times, `speedup vs reference: X.XXx`, then PASSED.
 // Yours to change: only the lines between the two "your change" markers; make check refuses a file changed elsewhere.
 #include <cstdint>
 #include <vector>

@@ -12,7 +12,8 @@
 // Build and check: from the chapter folder, `make exercises` builds workspace/async_read from your
 // copy, `make check` runs it and says solved / not yet (with a hint after a miss).
 // Run:    cd workspace && ./async_read [--n=1000003] [--work-ms=50]
-// Output: the stream's time, the CPU check, PASSED (or FAILED: with the first mismatches).
+// Output: the CPU check, and that h_x is what the kernel wrote, complete when the CPU checked it;
+//         the stream's time; PASSED (or FAILED: with the first mismatches).
 // Yours to change: only the lines between the two "your change" markers; make check refuses a file changed elsewhere.
 #include <vector>
 #include <cstring>

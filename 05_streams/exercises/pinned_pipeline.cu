@@ -7,7 +7,7 @@
 // depth-first, as ./overlap does. In the same run it measures, on its own buffers, the lower bound
 // of any such pipeline: max(both copy directions at once, the kernel), each over the whole array.
 // It prints `streamed / lower bound: X` (1.0 would be perfect overlap) and checks every element
-// against the CPU.
+// against the CPU, in every timed round (new input each), and that lcg_steps computed them all.
 // Your task: bring `streamed / lower bound` to 1.6 or below (./overlap reaches about 1.05 on an
 // H100) by changing only the part between the markers; the kernel, the chunking and the measurement stay.
 // Build and check: from the chapter folder, `make exercises` builds workspace/pinned_pipeline from

@@ -13,7 +13,7 @@
 // copy, `make check` runs it and says solved / not yet (with a hint after a miss).
 // Run:    cd workspace && ./prefetch_add [--n=2^20] [--reps=5]
 // Output: concurrentManagedAccess; add() ms on cudaMalloc and on managed memory; the line
-//         `managed / cudaMalloc: X`; the CPU check; PASSED.
+//         `managed / cudaMalloc: X`; the CPU checks (the last run, every timed round); PASSED.
 // Yours to change: only the lines between the two "your change" markers; make check refuses a file changed elsewhere.
 #include <algorithm>
 #include <cstring>

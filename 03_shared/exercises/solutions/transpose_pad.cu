@@ -10,7 +10,8 @@
 //         in workspace/; `make check` runs it at the exercise's size and says `solved` or `not yet`.
 //         By hand: cd workspace && ./transpose_pad (checks 1001 x 777 and 8192 x 8192, times 8192 x 8192)
 // Compile by hand (in workspace/): nvcc -std=c++17 -O3 -lineinfo -arch=native -Werror all-warnings -Xcompiler -Wall,-Wextra -I../../common -o transpose_pad transpose_pad.cu
-// Output: the checks, the kernel's and cudaMemcpy D2D's time and GB/s, `ratio vs copy: X.XX`, PASSED.
+// Output: the checks (each timed round too: a new matrix each), the kernel's and cudaMemcpy D2D's
+//         time and GB/s, `ratio vs copy: X.XX`, PASSED.
 // Yours to change: only the lines between the two "your change" markers; make check refuses a file changed elsewhere.
 #include <string>
 #include <vector>

@@ -11,8 +11,8 @@
 // Build and check: from the chapter folder, `make exercises` builds workspace/managed_sync from your
 // copy, `make check` runs it and says solved / not yet (with a hint after a miss).
 // Run:    cd workspace && ./managed_sync [--n=1000003] [--work-ms=50]
-// Output: concurrentManagedAccess, the kernel's time, the CPU check, PASSED (or FAILED: with the
-//         first mismatches).
+// Output: concurrentManagedAccess, the CPU check and that y is what the kernel wrote, complete when
+//         the CPU checked it, the kernel's time, PASSED (or FAILED: with the first mismatches).
 // Yours to change: only the lines between the two "your change" markers; make check refuses a file changed elsewhere.
 #include <vector>
 #include <cstring>

@@ -14,7 +14,8 @@
 //         make check                                                (solved / not yet, with hints)
 //         nvcc -std=c++17 -O3 -lineinfo -arch=native -Werror all-warnings -Xcompiler -Wall,-Wextra -I../../common -o histogram_privatize histogram_privatize.cu
 // Run:    ./histogram_privatize [--n=16777259] [--skew=0.9] [--reps=10]
-// Output: a check line per input, time, input GB/s and % of D2D per input, the ratio vs copy,
+// Output: two check lines per input (the first launch, every timed round on new input), time,
+//         input GB/s and % of D2D per input, the ratio vs copy,
 //         PASSED or FAILED (FAILED only if a count is wrong: the ratio is judged by make check).
 // Yours to change: only the lines between the two "your change" markers; make check refuses a file changed elsewhere.
 #include <algorithm>

@@ -199,8 +199,14 @@ exercises:
 	@$(if $(filter $(WS_DIR),$(EX_SRC)),$(MAKE) --no-print-directory workspace EX_QUIET=1 &&) $(MAKE) --no-print-directory exercises-build
 exercises-build: $(EX_PROGRAMS)
 $(EX_BIN)/%: LAB_COMMON_LIB = $(EX_COMMON_LIB)
+# The compiler's output is kept in EX_BIN/.NAME.log, and a file that does not build leaves no program
+# (not even an older one), so that the check says `not yet` with the compiler's first message for it
+# while it grades the others: `make check` builds with -k, one warning (an error here) stops nothing else.
 $(EX_BIN)/%: $(EX_SRC)/%.cu $(COMMON_HEADERS) $(EX_COMMON_LIB)
-	@mkdir -p $(EX_BIN)
-	$(NVCC) $(NVCCFLAGS) -o $@ $< $(LDLIBS) $(EX_LDLIBS)
-check: exercises
+	@mkdir -p $(EX_BIN) && rm -f $@
+	@echo "$(NVCC) $(NVCCFLAGS) -o $@ $< $(LDLIBS) $(EX_LDLIBS)"
+	@$(NVCC) $(NVCCFLAGS) -o $@ $< $(LDLIBS) $(EX_LDLIBS) > $(EX_BIN)/.$*.log 2>&1; rc=$$?; \
+	  cat $(EX_BIN)/.$*.log; if [ $$rc -ne 0 ]; then rm -f $@; exit $$rc; fi
+check:
+	@$(MAKE) --no-print-directory -k exercises || echo "$(notdir $(CURDIR)): some exercises did not build (above); the check says which"
 	@$(PYTHON) $(COMMON_DIR)/../tools/exercises.py check $(CURDIR) --src=$(EX_SRC) --bin=$(EX_BIN)

@@ -146,7 +146,9 @@ def verdicts(built):
             name = line.split(" ", 1)[0]
             lines[name] = line
         return (c, kind), (r.returncode, lines, r.stdout + r.stderr)
-    with ThreadPoolExecutor(max_workers=4) as pool:
+    # Four chapter checks at once by default (what a shared GPU sees); EXERCISE_CHECK_WORKERS=1 runs
+    # them alone, one after the other.
+    with ThreadPoolExecutor(max_workers=int(os.environ.get("EXERCISE_CHECK_WORKERS", "4"))) as pool:
         return dict(pool.map(one, built.items()))
 
 
@@ -271,7 +273,9 @@ def test_tampering_is_not_yet(chapter, entry, tmp_path, monkeypatch):
     write_script(tools / "compute-sanitizer", FAKE_SANITIZER)
     monkeypatch.setenv("PATH", f"{tools}:{os.environ['PATH']}")
     chapter_dir = ROOT / chapter
-    published = (chapter_dir / "exercises" / entry.source).read_text().splitlines()
+    # The solution's text: the published exercise outside the region, and a region that keeps what
+    # the exercise requires (launch_config's CHECK_LAUNCH(): the published region lacks it).
+    published = (chapter_dir / "exercises" / "solutions" / entry.source).read_text().splitlines()
     begin, end = ex.fence(published)
     work = tmp_path / "work"
     work.mkdir()
@@ -309,6 +313,13 @@ def test_tampering_is_not_yet(chapter, entry, tmp_path, monkeypatch):
     refused(published[:begin] + published[begin + 1:end] + published[end + 1:], "markers")
     # a macro inside the region, which could rewrite the code after it
     refused(published[:begin + 1] + ["#define verdict fake"] + published[begin + 1:], "preprocessor")
+    # a function of the library declared in the region (an overload could win over it), and one of
+    # the CUDA runtime
+    local = ex.strip_code("\n".join(published[:begin])).count("{") > ex.strip_code("\n".join(published[:begin])).count("}")
+    decl = ("auto Args = [] { return 0; };" if local else "inline int lab_corrupt_on() { return 0; }")
+    refused(published[:begin + 1] + [decl] + published[begin + 1:], "your region declares")
+    decl = ("int cudaDeviceSynchronize = 0;" if local else "inline cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }")
+    refused(published[:begin + 1] + [decl] + published[begin + 1:], "`cudaDeviceSynchronize`")
 
 
 # ---- the top-level `make check`: one table, a CSV, and a workspace outside a read-only tree.
@@ -403,7 +414,8 @@ def test_top_level_check_in_tree(tmp_path):
     assert r.returncode != 0, out
     assert f"copied   {started}/exercises/answers.txt -> {started}/workspace/" in out, out[-3000:]
     assert [c for c in others if (tree / c / "workspace").exists()] == [], "make check made a workspace/"
-    programs = [e for c, e in ENTRIES if c == started and e.kind != "predict"]
+    # (an exercise whose published region lacks what it requires is `not yet` before it runs)
+    programs = [e for c, e in ENTRIES if c == started and e.kind != "predict" and not e.required]
     names = ", ".join(f"{started}/{e.name}" for e in programs) if len(programs) <= 3 else f"{len(programs)} exercises"
     assert f"skipped ({names}): SKIPPED: no GPU here" in out, out[-3000:]
     assert f"not started (no workspace): {', '.join(others)}; make -C NN_name workspace starts one" in out

@@ -22,7 +22,8 @@ nothing else), and says `not yet` with the first differing line when they differ
 directive other than #pragma inside the region is refused too (a macro could rewrite the code
 after it). This guards the CPU check and the timing, which lie outside the region; it cannot stop
 code inside the region from printing a verdict of its own (reading a solved region stays the
-instructor's job).
+instructor's job); what it can print is limited by the run's check: one verdict line (the last) and,
+for a faster exercise, one line with the figure, or `not yet`.
 
 Kinds of exercise and what `solved` means:
   predict  answers.txt holds NAME.predicted (anything, written before measuring: it is not graded)
@@ -32,12 +33,20 @@ Kinds of exercise and what `solved` means:
   faster   the same, and the figure that `measure` (a regular expression with one group) finds in
            its output meets `target` (e.g. `>= 1.5`); a run below target is repeated, best of 3.
 
+The region may also not declare a name that the library (common/), the CUDA runtime or the program
+outside the region uses, unless the published region declares it too (an overload of bench_turns_ms,
+a local `auto CHECK = ...` or a global `int verdict` would replace what the check or the timing
+calls); may not use a name that ends the process or takes over its output (exit, atexit, dup2,
+stdout, ...: PROCESS_NAMES); may not mention the exercise's `forbidden` names (the program's record
+of the work its kernels did, e.g. a __device__ counter, or a way around it); and must keep each
+text of `required` (e.g. CHECK_LAUNCH()).
+
 exercises.txt keys: kind, section (manual section, number and title), title, source (fix/faster:
 the .cu file), args, sanitizer (comma list), measure, target, expect (predict: a number, a range
 `a .. b`, or words separated by `|`), hint1 (a pointer to the manual section), hint2 (where to
 look: a line range of the source, or which figure to read), lines (fix/faster: the line range,
 e.g. 40-52, that hint2 points to; the test suite checks that the solution differs from the
-exercise only there).
+exercise only there), forbidden and required (comma lists, above), timeout (seconds per run).
 
 Hints are graded: the first `not yet` of an exercise shows hint1, later ones hint2 as well. The
 count is kept in BIN/.attempts.json. Exit status: 0 all solved, 1 some not yet, 77 none not yet
@@ -84,6 +93,8 @@ class Exercise:
         self.hint2 = sec.get("hint2", "")
         self.lines = sec.get("lines", "")
         self.timeout = int(sec.get("timeout", "120"))
+        self.forbidden = [t.strip() for t in sec.get("forbidden", "").split(",") if t.strip()]
+        self.required = [t.strip() for t in sec.get("required", "").split(",") if t.strip()]
 
     @property
     def program(self):
@@ -177,6 +188,153 @@ def outside_region(lines, begin, end):
     return [(i + 1, " ".join(l.split())) for i, l in enumerate(lines) if (i <= begin or i >= end) and l.strip()]
 
 
+KEYWORDS = set("""alignas alignof asm auto bool break case catch char char16_t char32_t class const constexpr
+const_cast continue decltype default delete do double dynamic_cast else enum explicit export extern false float
+for friend goto if inline int long mutable namespace new noexcept nullptr operator private protected public
+register reinterpret_cast return short signed sizeof static static_assert static_cast struct switch template this
+thread_local throw true try typedef typeid typename union unsigned using virtual void volatile wchar_t while
+__global__ __device__ __host__ __shared__ __constant__ __managed__ __forceinline__ __noinline__ __restrict__
+__launch_bounds__ __align__ __attribute__ __declspec __cluster_dims__ __grid_constant__ final override""".split())
+# An identifier before a parenthesised argument that declares nothing (__launch_bounds__(256) kernel(...)).
+NOT_DECLARED = {"__launch_bounds__", "__align__", "__attribute__", "alignas", "decltype", "sizeof", "alignof",
+                "__declspec", "__cluster_dims__", "noexcept", "static_assert"}
+# Names no region may use: they end the process, hand it to another, or take over its output, so that
+# a verdict printed by the region could be the one make check reads.
+PROCESS_NAMES = {"exit", "_exit", "_Exit", "quick_exit", "atexit", "at_quick_exit", "abort", "terminate",
+                 "set_terminate", "signal", "sigaction", "raise", "kill", "fork", "vfork", "system", "popen",
+                 "execl", "execlp", "execle", "execv", "execvp", "execve", "longjmp", "setjmp", "freopen", "fclose",
+                 "dup", "dup2", "close", "setvbuf", "setbuf", "stdout", "stderr", "cout", "cerr", "clog", "rdbuf",
+                 "write", "pthread_create", "thread", "async"}
+# Names of the CUDA runtime and driver: a region that defines one replaces what the program calls.
+RUNTIME_NAME = re.compile(r"(cuda|cu[A-Z]|__cuda|__nv|nv[A-Z])\w*")
+TOKEN = re.compile(r"[A-Za-z_]\w*|::|\S")
+
+
+def strip_code(text):
+    """The C++ text without comments, string and character literals (each replaced by a space)."""
+    return re.sub(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', " ", text, flags=re.S)
+
+
+def identifiers(text):
+    return set(re.findall(r"[A-Za-z_]\w*", strip_code(text))) - KEYWORDS
+
+
+def declared_names(text, local=False):
+    """The names that C++ text declares at namespace scope (namespace and extern "C" blocks are
+    looked into): functions and function templates (overloads and specialisations included),
+    variables, types, aliases, and `operator` for an operator overload. A declaration inside a
+    function, struct or class body is not one: it replaces nothing outside. local: the text is a
+    function's body (a region inside main): the names it declares at its own level (`dim3 block(64);`,
+    `auto f = ...;`), which hide those of the library and the program in the code after it; a call
+    or an assignment (`CHECK(...)`, `grid = ...`) declares nothing."""
+    names = set()
+    tokens = TOKEN.findall(strip_code(text))
+    opaque = 0          # braces entered that are a body (function, class, initializer)
+    stack = []          # each open brace: True when it is a body
+    first, last, found, init, paren, i = None, None, False, False, 0, 0
+
+    def record(name):
+        if not name or name in KEYWORDS:
+            return
+        if local:  # a declaration: a type (an identifier, `>`, `*`, `&`) just before the name
+            before = tokens[i - 2] if i >= 2 and tokens[i - 1] == name else ""
+            if not (before in (">", "*", "&", "&&") or (re.fullmatch(r"[A-Za-z_]\w*", before) and before not in
+                    ("return", "throw", "case", "goto", "delete", "new", "else", "do", "co_return"))):
+                return
+        names.add(name)
+
+    while i < len(tokens):
+        t = tokens[i]
+        if t == "{":
+            transparent = not opaque and not found and not init and first in ("namespace", "extern", "inline")
+            if not opaque and not found and not init and not transparent and paren == 0 and (
+                    not local or first in ("struct", "class", "union", "enum")):
+                if last and last not in KEYWORDS:
+                    names.add(last)  # struct / class / union / enum NAME {
+            stack.append(not transparent)
+            opaque += not transparent
+            if transparent:
+                first, last, found, init, paren = None, None, False, False, 0
+        elif t == "}":
+            if stack:
+                opaque -= stack.pop()
+            if not opaque and not init:  # a body ends the statement; `struct S {...} s;` declares s next
+                first, last, found, paren = None, None, False, 0
+        elif opaque:
+            pass
+        elif t == "template" and i + 1 < len(tokens) and tokens[i + 1] == "<":
+            depth, i = 0, i + 1
+            while i < len(tokens):
+                depth += {"<": 1, ">": -1}.get(tokens[i], 0)
+                if depth == 0:
+                    break
+                i += 1
+        elif t == "operator" and paren == 0 and not init:
+            names.add("operator")
+            found = True
+        elif t == "<" and paren == 0 and not init and tokens[i - 1] == last:
+            depth = 0  # template arguments (median<float>(...), std::vector<Args> x): `last` stays
+            while i < len(tokens):
+                depth += {"<": 1, ">": -1}.get(tokens[i], 0)
+                if depth == 0:
+                    break
+                i += 1
+        elif t == "(":
+            if paren == 0 and not found and not init and last not in NOT_DECLARED:
+                record(last)
+                found = True
+            paren += 1
+        elif t == ")":
+            paren = max(0, paren - 1)
+        elif paren:
+            pass
+        elif t in ("=", "["):
+            if not found and not init:
+                record(last)
+                found = True
+            init = init or t == "="
+        elif t in (";", ","):
+            if not found and not init and first != "using":
+                record(last)
+            found, init = False, False
+            if t == ";":
+                first, last = None, None
+        else:
+            if first is None:
+                first = t
+            if re.fullmatch(r"[A-Za-z_]\w*", t):
+                last = t
+        i += 1
+    return names
+
+
+def library_names():
+    """The names of common/ that a program's code can reach: what its headers and library source
+    declare at namespace scope, and every identifier of its macros (a macro's body is compiled where
+    it is used, e.g. CHECK's check_cuda). Their functions' local variables are not among them."""
+    names = set()
+    for f in sorted((ROOT / "common").glob("*")):
+        if f.suffix in (".h", ".cuh", ".cpp"):
+            text = f.read_text(errors="replace")
+            names |= declared_names(re.sub(r"^\s*#.*(?:\\\n.*)*", " ", text, flags=re.M))
+            for macro in re.findall(r"^\s*#\s*define\s+(.*(?:\\\n.*)*)", text, flags=re.M):
+                names |= identifiers(macro)
+    return names
+
+
+def replaced_names(mine, theirs, f, g):
+    """The names the student's region declares that the library or the program outside the region
+    uses, other than those the published region declares (the kernel that is the exercise)."""
+    region = "\n".join(mine[f[0] + 1:f[1]])
+    before = strip_code("\n".join(theirs[:g[0]]))
+    local = before.count("{") > before.count("}")  # the region is inside a function's body
+    allowed = declared_names("\n".join(theirs[g[0] + 1:g[1]]), local)
+    outside = identifiers("\n".join(theirs[:g[0]] + theirs[g[1] + 1:]))
+    used = outside | library_names()
+    return sorted(n for n in declared_names(region, local) - allowed
+                  if n in used or RUNTIME_NAME.fullmatch(n) or n == "operator")
+
+
 def tampering(ex, src_file, published_file):
     """Why the student's file may not be graded (it differs from the published exercise outside the
     region, or the region holds a preprocessor directive), or '' when it may."""
@@ -192,6 +350,25 @@ def tampering(ex, src_file, published_file):
         if mine[n].strip().startswith("#") and (not words or words[0] != "pragma"):
             return (f"{ex.source} line {n + 1}, inside your region, is a preprocessor directive: only #pragma "
                     f"is allowed there (a macro could rewrite the check that follows)")
+    region = strip_code("\n".join(mine[f[0] + 1:f[1]]))
+    process = sorted(PROCESS_NAMES & set(re.findall(r"[A-Za-z_]\w*", region)))
+    if process:
+        return (f"{ex.source}: your region uses `{process[0]}`, which ends the process, starts another or takes "
+                f"over its output: the program's own check must have the last word; leave it out")
+    used = [n for n in ex.forbidden if re.search(r"\b" + re.escape(n) + r"\b", region)]
+    if used:
+        return (f"{ex.source}: your region uses `{used[0]}`, which this exercise keeps to the program (its "
+                f"record of the work the GPU did, or a way around that record): leave it to the code outside "
+                f"the region")
+    missing = [t for t in ex.required if " ".join(t.split()) not in " ".join(region.split())]
+    if missing:
+        return f"{ex.source}: your region must keep `{missing[0]}` (the exercise asks for it: see its opening comment)"
+    clash = replaced_names(mine, theirs, f, g)
+    if clash:
+        what = ", ".join(f"`{n}`" for n in clash[:5])
+        return (f"{ex.source}: your region declares {what}, a name that the library (common/), the CUDA "
+                f"runtime or the program outside your region uses: a definition or overload there could "
+                f"replace what the check or the timing calls. Rename it (or, for an operator, write a function)")
     a, b = outside_region(mine, *f), outside_region(theirs, *g)
     for k in range(max(len(a), len(b))):
         if k < len(a) and k < len(b) and a[k][1] == b[k][1]:
@@ -216,10 +393,21 @@ def check_predict(ex, src):
     return "solved", ""
 
 
+def first_message(binary):
+    """The compiler's first error or warning for `binary` (the build keeps its output in .NAME.log)."""
+    log = binary.parent / f".{binary.name}.log"
+    if not log.exists():
+        return "no build log (make exercises builds it and shows why)"
+    lines = log.read_text(errors="replace").splitlines()
+    first = next((l for l in lines if re.search(r"\b(error|warning)\b", l, re.I)), None) or next(
+        (l for l in lines if l.strip()), "the compiler printed nothing")
+    return first.strip()[:200]
+
+
 def check_program(ex, binary):
     """'solved' / 'not yet' / 'skipped', and a reason."""
     if not binary.exists():
-        return "not yet", f"{binary.name} is not built (make exercises shows why)"
+        return "not yet", f"{binary.name} did not build: {first_message(binary)}"
     best = None
     for attempt in range(3 if ex.kind == "faster" else 1):
         rc, out, err = run([str(binary), *ex.args], binary.parent, ex.timeout)
@@ -232,11 +420,20 @@ def check_program(ex, binary):
             if rc < 0:
                 what = f"crashed (signal {-rc})"
             return "not yet", f"the program's own check: {what[:120]}"
+        # The program prints its verdict once (and a faster one its figure once): a second one was
+        # printed by something else (the region's code, a kernel's printf).
+        verdicts = [l for l in out.splitlines() if l.strip() == "PASSED" or l.startswith("FAILED")]
+        if len(verdicts) != 1:
+            return "not yet", (f"the output has {len(verdicts)} verdict lines (PASSED / FAILED); only the program "
+                               f"prints one")
         if ex.kind != "faster":
             break
         found = re.findall(ex.measure, out)
         if not found:
             return "not yet", f"the output has no line that matches {ex.measure!r}"
+        if len(found) > 1:
+            return "not yet", (f"the output has {len(found)} lines that match {ex.measure!r}; only the program "
+                               f"prints its figure, once")
         value = float(found[-1])
         best = value if best is None else (max(best, value) if ex.target.startswith(">=") else min(best, value))
         op, goal = ex.target[:2], float(ex.target[2:])

@@ -8,15 +8,44 @@
 // Build and check, from 01_intro: make exercises (builds workspace/launch_config.cu), then
 //         make check (says `solved` or `not yet` with a hint). By hand:
 //           cd workspace && ./launch_config --rows=1000 --cols=1500
-// Compile: nvcc -std=c++17 -O3 -lineinfo -arch=native -I../../common -o launch_config launch_config.cu
-// Output: the check of C against the CPU, then PASSED or FAILED.
+// Compile: nvcc -std=c++17 -O3 -lineinfo -arch=native -Werror all-warnings -Xcompiler -Wall,-Wextra -I../../common -o launch_config launch_config.cu
+// Output: the check of C against the CPU and that axpy_2d wrote every element of it (the program
+//         downloads C itself), then PASSED or FAILED. make check also wants CHECK_LAUNCH() in your
+//         region (the error check this exercise is about).
 // Yours to change: only the lines between the two "your change" markers; make check refuses a file changed elsewhere.
 #include <vector>
+#include <cstring>
 #include "common.cuh"
 
 // CPU reference.
 void axpy_cpu(const float* a, const float* b, float* c, long long count, float alpha) {
     for (long long i = 0; i < count; ++i) c[i] = alpha * a[i] + b[i];
+}
+
+// The program's record that the kernel did the work: every element the kernel writes adds a hash of
+// its address and its bits to gpu_witness, and the check compares the sum with the one of the
+// result it downloads (a result computed on the CPU, copied in, or written twice fails it).
+__device__ unsigned long long gpu_witness;
+__host__ __device__ inline unsigned long long witness(const void* where, unsigned bits) {
+    unsigned long long x = (unsigned long long)(size_t)where * 0x9e3779b97f4a7c15ull ^ bits;
+    x ^= x >> 31;  // the splitmix64 finalizer
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 29;
+    x *= 0x94d049bb133111ebull;
+    x ^= x >> 32;
+    return x;
+}
+// The sum that the elements got[0..n) give at their device addresses d[0..n).
+template <class T>
+unsigned long long witness_sum(const T* d, const T* got, long long n) {
+    static_assert(sizeof(T) == 4, "32-bit elements");
+    unsigned long long sum = 0;
+    for (long long i = 0; i < n; ++i) {
+        unsigned bits;
+        std::memcpy(&bits, &got[i], 4);
+        sum += witness(d + i, bits);
+    }
+    return sum;
 }
 
 // x walks the columns, so the threads of a warp touch consecutive addresses of one row.
@@ -26,6 +55,7 @@ __global__ void axpy_2d(const float* a, const float* b, float* c, int rows, int 
     if (row < rows && col < cols) {
         size_t i = (size_t)row * cols + col;
         c[i] = alpha * a[i] + b[i];
+        atomicAdd(&gpu_witness, witness(&c[i], __float_as_uint(c[i])));
     }
 }
 
@@ -60,9 +90,15 @@ int main(int argc, char** argv) {
     CHECK(cudaMemcpy(out.data(), d_c, bytes, cudaMemcpyDeviceToHost));
     // ---- your change: end ----
 
-    // The GPU may fuse alpha * a + b into one FMA (one rounding instead of two): allow an ulp or so.
+    // The program downloads C itself. The GPU may fuse alpha * a + b into one FMA (one rounding
+    // instead of two): allow an ulp or so. Every element must have been written by axpy_2d, once.
+    std::vector<float> got(count);
+    CHECK(cudaMemcpy(got.data(), d_c, bytes, cudaMemcpyDeviceToHost));
+    unsigned long long wrote = 0;
+    CHECK(cudaMemcpyFromSymbol(&wrote, gpu_witness, sizeof wrote));
     Verdict verdict;
-    verdict.close("C vs CPU", ref.data(), out.data(), count, 1e-6, 1e-6);
+    verdict.close("C vs CPU", ref.data(), got.data(), count, 1e-6, 1e-6);
+    verdict.check(wrote == witness_sum(d_c, got.data(), count), "every element of C written by axpy_2d, once");
     CHECK(cudaFree(d_a));
     CHECK(cudaFree(d_b));
     CHECK(cudaFree(d_c));

@@ -8,7 +8,7 @@
 //         make check (runs it and memcheck, says `solved` or `not yet` with a hint). By hand:
 //           cd workspace && ./matmul_bounds --m=100 --n=50 --k=113
 //           compute-sanitizer --tool memcheck ./matmul_bounds --m=100 --n=50 --k=113
-// Compile: nvcc -std=c++17 -O3 -lineinfo -arch=native -I../../common -o matmul_bounds matmul_bounds.cu
+// Compile: nvcc -std=c++17 -O3 -lineinfo -arch=native -Werror all-warnings -Xcompiler -Wall,-Wextra -I../../common -o matmul_bounds matmul_bounds.cu
 // Output: the exact check of C against the CPU, then PASSED or FAILED.
 // Yours to change: only the lines between the two "your change" markers; make check refuses a file changed elsewhere.
 #include <vector>

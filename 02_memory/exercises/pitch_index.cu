@@ -10,7 +10,7 @@
 //         make check (runs it and initcheck, says `solved` or `not yet` with a hint). By hand:
 //           cd workspace && ./pitch_index --width=1001 --height=777
 //           compute-sanitizer --tool initcheck ./pitch_index --width=1001 --height=777
-// Compile: nvcc -std=c++17 -O3 -lineinfo -arch=native -I../../common -o pitch_index pitch_index.cu
+// Compile: nvcc -std=c++17 -O3 -lineinfo -arch=native -Werror all-warnings -Xcompiler -Wall,-Wextra -I../../common -o pitch_index pitch_index.cu
 // Output: the pitch the runtime chose, the check against the CPU, then PASSED or FAILED.
 // Yours to change: only the lines between the two "your change" markers; make check refuses a file changed elsewhere.
 #include <vector>

@@ -8,7 +8,7 @@
 // Build and check (from 03_shared): `make exercises` builds workspace/reduce_sync from your copy in
 //         workspace/; `make check` runs it and compute-sanitizer --tool racecheck on it.
 //         By hand: cd workspace && compute-sanitizer --tool racecheck ./reduce_sync --n=100003
-// Compile by hand (in workspace/): nvcc -std=c++17 -O3 -arch=native -I../../common -o reduce_sync reduce_sync.cu
+// Compile by hand (in workspace/): nvcc -std=c++17 -O3 -lineinfo -arch=native -Werror all-warnings -Xcompiler -Wall,-Wextra -I../../common -o reduce_sync reduce_sync.cu
 // Output: the check of every block's partial sum, the total, PASSED.
 // Yours to change: only the lines between the two "your change" markers; make check refuses a file changed elsewhere.
 #include <climits>

@@ -8,11 +8,12 @@
 // Build and check (from 03_shared): `make exercises` builds workspace/shared_bytes from your copy in
 //         workspace/; `make check` runs it and compute-sanitizer --tool memcheck on it.
 //         By hand: cd workspace && compute-sanitizer --tool memcheck ./shared_bytes --n=100003 --block=1024
-// Compile by hand (in workspace/): nvcc -std=c++17 -O3 -arch=native -I../../common -o shared_bytes shared_bytes.cu
-// Output: the check of the reversed array, PASSED.
+// Compile by hand (in workspace/): nvcc -std=c++17 -O3 -lineinfo -arch=native -Werror all-warnings -Xcompiler -Wall,-Wextra -I../../common -o shared_bytes shared_bytes.cu
+// Output: the check of the reversed array, and that reverse_segments wrote every element, PASSED.
 // Yours to change: only the lines between the two "your change" markers; make check refuses a file changed elsewhere.
 #include <algorithm>
 #include <vector>
+#include <cstring>
 #include "common.cuh"
 
 // CPU reference: reverse every segment of `seg` elements (the last one may be shorter).
@@ -23,6 +24,32 @@ void reverse_segments_cpu(const int* in, int* out, long long n, long long seg) {
     }
 }
 
+// The program's record that the kernel did the work: every element the kernel writes adds a hash of
+// its address and its bits to gpu_witness, and the check compares the sum with the one of the
+// result it downloads (a result computed on the CPU, copied in, or written twice fails it).
+__device__ unsigned long long gpu_witness;
+__host__ __device__ inline unsigned long long witness(const void* where, unsigned bits) {
+    unsigned long long x = (unsigned long long)(size_t)where * 0x9e3779b97f4a7c15ull ^ bits;
+    x ^= x >> 31;  // the splitmix64 finalizer
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 29;
+    x *= 0x94d049bb133111ebull;
+    x ^= x >> 32;
+    return x;
+}
+// The sum that the elements got[0..n) give at their device addresses d[0..n).
+template <class T>
+unsigned long long witness_sum(const T* d, const T* got, long long n) {
+    static_assert(sizeof(T) == 4, "32-bit elements");
+    unsigned long long sum = 0;
+    for (long long i = 0; i < n; ++i) {
+        unsigned bits;
+        std::memcpy(&bits, &got[i], 4);
+        sum += witness(d + i, bits);
+    }
+    return sum;
+}
+
 // The size of s is not known at compile time: it is whatever the launch asks for.
 __global__ void reverse_segments(int* data, long long n) {
     extern __shared__ int s[];
@@ -31,7 +58,10 @@ __global__ void reverse_segments(int* data, long long n) {
     int t = threadIdx.x;
     if (t < len) s[t] = data[base + t];
     __syncthreads();  // thread t reads the slot that thread len - 1 - t wrote
-    if (t < len) data[base + t] = s[len - 1 - t];
+    if (t < len) {
+        data[base + t] = s[len - 1 - t];
+        atomicAdd(&gpu_witness, witness(&data[base + t], (unsigned)data[base + t]));
+    }
 }
 
 int main(int argc, char** argv) {
@@ -57,8 +87,11 @@ int main(int argc, char** argv) {
     std::fill(h.begin(), h.end(), -1);  // the result must come from the GPU
     CHECK(cudaMemcpy(h.data(), d, n * sizeof(int), cudaMemcpyDeviceToHost));
 
+    unsigned long long wrote = 0;
+    CHECK(cudaMemcpyFromSymbol(&wrote, gpu_witness, sizeof wrote));
     Verdict verdict;
     verdict.exact("reverse_segments vs CPU", ref.data(), h.data(), n);
+    verdict.check(wrote == witness_sum(d, h.data(), n), "every element written by reverse_segments, once");
     CHECK(cudaFree(d));
     return verdict.finish();
 }

@@ -9,8 +9,9 @@
 // Build and check (from 03_shared): `make exercises` builds workspace/transpose_pad from your copy
 //         in workspace/; `make check` runs it at the exercise's size and says `solved` or `not yet`.
 //         By hand: cd workspace && ./transpose_pad (checks 1001 x 777 and 8192 x 8192, times 8192 x 8192)
-// Compile by hand (in workspace/): nvcc -std=c++17 -O3 -arch=native -I../../common -o transpose_pad transpose_pad.cu
-// Output: the checks, the kernel's and cudaMemcpy D2D's time and GB/s, `ratio vs copy: X.XX`, PASSED.
+// Compile by hand (in workspace/): nvcc -std=c++17 -O3 -lineinfo -arch=native -Werror all-warnings -Xcompiler -Wall,-Wextra -I../../common -o transpose_pad transpose_pad.cu
+// Output: the checks (each timed round too: a new matrix each), the kernel's and cudaMemcpy D2D's
+//         time and GB/s, `ratio vs copy: X.XX`, PASSED.
 // Yours to change: only the lines between the two "your change" markers; make check refuses a file changed elsewhere.
 #include <string>
 #include <vector>
@@ -59,6 +60,32 @@ void check_shape(int rows, int cols, Verdict& verdict) {
     CHECK(cudaFree(d_out));
 }
 
+// For the timed rounds: a matrix that the host never sees, new each round (a hash of the element's
+// index and the round's seed, written on the GPU), and a kernel that counts the elements of out
+// that are not the transpose of it (it recomputes the input from the hash: out alone is read).
+__host__ __device__ inline float hashed_value(size_t i, uint32_t seed) {
+    uint32_t x = (uint32_t)i ^ (uint32_t)(i >> 32) * 0x9e3779b9u ^ seed * 0x85ebca6bu;
+    x ^= x >> 16;
+    x *= 0x7feb352du;  // lowbias32 (C. Wellons' hash-prospector)
+    x ^= x >> 15;
+    x *= 0x846ca68bu;
+    x ^= x >> 16;
+    return (float)(x >> 8) * (1.f / 16777216.f) * 2000.f - 1000.f;
+}
+__global__ void fill_round(float* in, size_t n, uint32_t seed) {
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += stride) in[i] = hashed_value(i, seed);
+}
+__global__ void count_wrong(const float* out, int rows, int cols, uint32_t seed, unsigned long long* wrong) {
+    size_t n = (size_t)rows * cols, stride = (size_t)gridDim.x * blockDim.x;
+    unsigned long long mine = 0;
+    for (size_t o = blockIdx.x * (size_t)blockDim.x + threadIdx.x; o < n; o += stride) {
+        size_t x = o / rows, y = o % rows;  // out[x * rows + y] = in[y * cols + x]
+        mine += out[o] != hashed_value(y * cols + x, seed);
+    }
+    if (mine) atomicAdd(wrong, mine);
+}
+
 int main(int argc, char** argv) {
     Args args(argc, argv, "Exercise: transposes a float matrix through a shared tile; make it faster.");
     int rows = (int)args.integer("rows", 8192, 1, 16384, "rows of the input matrix (checked and timed)");
@@ -81,18 +108,39 @@ int main(int argc, char** argv) {
     float *d_in, *d_out;
     CHECK(cudaMalloc(&d_in, bytes));
     CHECK(cudaMalloc(&d_out, bytes));
-    CHECK(cudaMemset(d_in, 0, bytes));
+    unsigned long long* d_wrong;
+    CHECK(cudaMalloc(&d_wrong, sizeof(unsigned long long)));
+    CHECK(cudaMemset(d_wrong, 0, sizeof(unsigned long long)));
     dim3 block(TILE, ROWS), grid((cols + TILE - 1) / TILE, (rows + TILE - 1) / TILE);
     auto run = [&] { transpose_tile<<<grid, block>>>(d_in, d_out, rows, cols); };
     // A transpose reads and writes every byte once, like a copy: cudaMemcpy D2D is its ceiling. The
-    // two are timed in turns, `reps` rounds: the shortest time of each (bench_turns_ms).
+    // two are timed in turns, `reps` rounds: the shortest time of each (bench_turns_ms). Every round,
+    // warm-ups included, transposes a new matrix into a poisoned (NaN) output, checked after it.
     D2DCopy copy(bytes);
-    std::vector<double> t = bench_turns_ms({run, [&] { copy(); }}, reps);
+    int round = 0;
+    auto check_round = [&] {
+        count_wrong<<<1024, 256>>>(d_out, rows, cols, 5000u + (uint32_t)round, d_wrong);
+        CHECK_LAUNCH();
+    };
+    auto next_round = [&] {
+        if (round > 0) check_round();
+        ++round;
+        fill_round<<<1024, 256>>>(d_in, (size_t)rows * cols, 5000u + (uint32_t)round);
+        CHECK_LAUNCH();
+        CHECK(cudaMemset(d_out, 0xff, bytes));
+    };
+    std::vector<double> t = bench_turns_ms({run, [&] { copy(); }}, reps, next_round);
+    check_round();
+    unsigned long long wrong = 0;
+    CHECK(cudaMemcpy(&wrong, d_wrong, sizeof wrong, cudaMemcpyDeviceToHost));
+    verdict.check(wrong == 0, "transpose_tile in all " + std::to_string(round) + " timed rounds (new matrix each): " +
+                                  std::to_string(wrong) + " elements wrong");
     double ms = t[0], bw = gbps(2.0 * bytes, ms), d2d = copy.gbps(t[1]);
     std::printf("cudaMemcpy D2D   %8.1f GB/s\n", d2d);
     std::printf("transpose_tile   %8.1f GB/s  %8.3f ms\n", bw, ms);
-    std::printf("ratio vs copy: %.2f\n", bw / d2d);
+    std::printf("ratio vs copy: %.2f (target: 0.75 of this GPU's cudaMemcpy D2D GB/s, set on an H100)\n", bw / d2d);
 
+    CHECK(cudaFree(d_wrong));
     CHECK(cudaFree(d_in));
     CHECK(cudaFree(d_out));
     return verdict.finish();

@@ -9,7 +9,7 @@
 // Build and check (from 04_texture): `make exercises` builds workspace/texel_centre from your copy
 //         in workspace/; `make check` runs it and reads its own CPU check.
 //         By hand: cd workspace && ./texel_centre --width=509 --height=307 --ratio=2
-// Compile by hand (in workspace/): nvcc -std=c++17 -O3 -arch=native -I../../common -o texel_centre texel_centre.cu
+// Compile by hand (in workspace/): nvcc -std=c++17 -O3 -lineinfo -arch=native -Werror all-warnings -Xcompiler -Wall,-Wextra -I../../common -o texel_centre texel_centre.cu
 // Output: the sizes, the check of every output pixel, PASSED.
 // Yours to change: only the lines between the two "your change" markers; make check refuses a file changed elsewhere.
 #include <algorithm>

@@ -9,8 +9,9 @@
 // Build and check, from 01_intro: make exercises (builds workspace/warp_branch.cu), then
 //         make check (says `solved` or `not yet` with a hint). By hand:
 //           cd workspace && ./warp_branch --n=262143
-// Compile: nvcc -std=c++17 -O3 -lineinfo -arch=native -I../../common -o warp_branch warp_branch.cu
-// Output: the checks of both kernels, their times, `speedup vs reference: X.XXx`, then PASSED.
+// Compile: nvcc -std=c++17 -O3 -lineinfo -arch=native -Werror all-warnings -Xcompiler -Wall,-Wextra -I../../common -o warp_branch warp_branch.cu
+// Output: the checks of both kernels (and of yours in every timed round, new input each), their
+//         times, `speedup vs reference: X.XXx`, then PASSED.
 // Yours to change: only the lines between the two "your change" markers; make check refuses a file changed elsewhere.
 #include <cstdint>
 #include <vector>
@@ -65,6 +66,25 @@ __global__ void work(const uint32_t* in, uint32_t* out, long long n, int iters) 
 }
 // ---- your change: end ----
 
+// For the timed rounds: input that the host never sees (seeded per round, written on the GPU), and
+// a count of the elements where two outputs differ.
+__host__ __device__ inline uint32_t hash_u32(uint32_t x) {  // lowbias32 (C. Wellons' hash-prospector)
+    x ^= x >> 16;
+    x *= 0x7feb352du;
+    x ^= x >> 15;
+    x *= 0x846ca68bu;
+    x ^= x >> 16;
+    return x;
+}
+__global__ void fill_round(uint32_t* in, long long n, uint32_t seed) {
+    long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (e < n) in[e] = hash_u32((uint32_t)e * 0x9e3779b9u ^ hash_u32(seed + (uint32_t)(e >> 32)));
+}
+__global__ void count_differences(const uint32_t* a, const uint32_t* b, long long n, unsigned long long* count) {
+    long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (e < n && a[e] != b[e]) atomicAdd(count, 1ull);
+}
+
 int main(int argc, char** argv) {
     Args args(argc, argv, "Exercise: make the even/odd kernel faster than the reference.");
     long long n = args.integer("n", 262143, 1, 1LL << 26, "number of elements");
@@ -77,36 +97,69 @@ int main(int argc, char** argv) {
     std::vector<uint32_t> in = random_vector<uint32_t>(n, 0u, 0xffffffffu, 1), ref(n), out(n);
     work_cpu(in.data(), ref.data(), n, iters);
 
+    // The reference and your kernel each have their own input and output buffers.
     size_t bytes = n * sizeof(uint32_t);
-    uint32_t *d_in, *d_out;
+    uint32_t *d_in, *d_ref_in, *d_out, *d_ref_out;
+    unsigned long long* d_count;
     CHECK(cudaMalloc(&d_in, bytes));
+    CHECK(cudaMalloc(&d_ref_in, bytes));
     CHECK(cudaMalloc(&d_out, bytes));
+    CHECK(cudaMalloc(&d_ref_out, bytes));
+    CHECK(cudaMalloc(&d_count, sizeof(unsigned long long)));
     CHECK(cudaMemcpy(d_in, in.data(), bytes, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(d_ref_in, in.data(), bytes, cudaMemcpyHostToDevice));
 
     long long grid = (n + block - 1) / block;
-    auto reference = [&] { work_reference<<<grid, block>>>(d_in, d_out, n, iters); };
+    auto reference = [&] { work_reference<<<grid, block>>>(d_ref_in, d_ref_out, n, iters); };
     auto yours = [&] { work<<<grid, block>>>(d_in, d_out, n, iters); };
 
-    // Each kernel is checked once (after a poisoning memset, so a skipped element cannot pass), then
-    // both are timed in turns, `reps` rounds after a warm-up: the shortest time of each
-    // (bench_turns_ms, which keeps the ratio when other processes share the GPU).
+    // Each kernel is checked against the CPU (after a poisoning memset, so a skipped element cannot
+    // pass), then both are timed in turns, `reps` rounds after two warm-ups: the shortest time of
+    // each (bench_turns_ms, which keeps the ratio when other processes share the GPU). Every round,
+    // warm-ups included, gets new input written on the GPU and a poisoned output, and after it
+    // your output is compared with the reference's of the same input.
     Verdict verdict;
-    auto check = [&](auto launch, const char* name) {
-        CHECK(cudaMemset(d_out, 0xff, bytes));
+    auto check = [&](auto launch, uint32_t* d_result, const char* name) {
+        CHECK(cudaMemset(d_result, 0xff, bytes));
         launch();
         CHECK_LAUNCH();
-        CHECK(cudaMemcpy(out.data(), d_out, bytes, cudaMemcpyDeviceToHost));
+        CHECK(cudaMemcpy(out.data(), d_result, bytes, cudaMemcpyDeviceToHost));
         verdict.exact(name, ref.data(), out.data(), n);
     };
-    check(reference, "work_reference vs CPU");
-    check(yours, "work (yours) vs CPU");
-    std::vector<double> ms = bench_turns_ms({reference, yours}, reps);
+    check(reference, d_ref_out, "work_reference vs CPU");
+    check(yours, d_out, "work (yours) vs CPU");
+    int round = 0;
+    unsigned long long wrong = 0;
+    auto compare_round = [&] {
+        CHECK(cudaMemset(d_count, 0, sizeof(unsigned long long)));
+        count_differences<<<grid, block>>>(d_ref_out, d_out, n, d_count);
+        CHECK_LAUNCH();
+        unsigned long long c = 0;
+        CHECK(cudaMemcpy(&c, d_count, sizeof c, cudaMemcpyDeviceToHost));
+        wrong += c;
+    };
+    auto next_round = [&] {
+        if (round > 0) compare_round();
+        fill_round<<<grid, block>>>(d_in, n, 1000u + (uint32_t)round);
+        CHECK_LAUNCH();
+        CHECK(cudaMemcpy(d_ref_in, d_in, bytes, cudaMemcpyDeviceToDevice));
+        CHECK(cudaMemset(d_out, 0xff, bytes));
+        CHECK(cudaMemset(d_ref_out, 0, bytes));
+        ++round;
+    };
+    std::vector<double> ms = bench_turns_ms({reference, yours}, reps, next_round);
+    compare_round();
+    verdict.check(wrong == 0, "work (yours) vs work_reference in all " + std::to_string(round) +
+                                  " timed rounds (new input each): " + std::to_string(wrong) + " elements differ");
     double ref_ms = ms[0], your_ms = ms[1];
     std::printf("n = %lld, %d..%d iterations per element\n", n, iters, iters + 63);
     std::printf("work_reference %8.3f ms\nwork (yours)   %8.3f ms\n", ref_ms, your_ms);
     std::printf("speedup vs reference: %.2fx (target: 1.3x, both kernels timed on this GPU; set on an H100)\n", ref_ms / your_ms);
 
     CHECK(cudaFree(d_in));
+    CHECK(cudaFree(d_ref_in));
     CHECK(cudaFree(d_out));
+    CHECK(cudaFree(d_ref_out));
+    CHECK(cudaFree(d_count));
     return verdict.finish();
 }

@@ -11,9 +11,11 @@
 // Build and check, from 02_memory: make exercises (builds workspace/aos_layout.cu), then
 //         make check (says `solved` or `not yet` with a hint). By hand:
 //           cd workspace && ./aos_layout --n=8388607
-// Compile: nvcc -std=c++17 -O3 -lineinfo -arch=native -I../../common -o aos_layout aos_layout.cu
-// Output: the check, the kernel's time and GB/s, cudaMemcpy D2D's GB/s, `ratio vs D2D: X.XX`, PASSED.
+// Compile: nvcc -std=c++17 -O3 -lineinfo -arch=native -Werror all-warnings -Xcompiler -Wall,-Wextra -I../../common -o aos_layout aos_layout.cu
+// Output: the checks (finalVal -1 after every upload, the formula's after every timed round, new
+//         input each), the kernel's time and GB/s, cudaMemcpy D2D's GB/s, `ratio vs D2D: X.XX`, PASSED.
 // Yours to change: only the lines between the two "your change" markers; make check refuses a file changed elsewhere.
+#include <algorithm>
 #include <vector>
 #include "common.cuh"
 
@@ -86,16 +88,43 @@ int main(int argc, char** argv) {
     const int block = 256;
     unsigned grid = (unsigned)((n + block - 1) / block);
     auto launch = [&] { complicatedCalculation<<<grid, block>>>(d, n); };
-    launch();  // checked first; the kernel only writes finalVal, so timing it again changes nothing
+    download(got, d);  // before the kernel: finalVal is still -1 everywhere
+    long long early = std::count_if(got.begin(), got.end(), [](int v) { return v != -1; });
+    launch();
     CHECK_LAUNCH();
     download(got, d);
     Verdict verdict;
     verdict.exact("finalVal vs CPU", ref.data(), got.data(), n);
 
     // The kernel and a cudaMemcpy D2D of `bytes` (which reads and writes them: counted both ways),
-    // timed in turns, `reps` rounds: the shortest time of each (bench_turns_ms).
+    // timed in turns, `reps` rounds: the shortest time of each (bench_turns_ms). Every round, warm-ups
+    // included, starts from a fresh upload of the pixels rotated by a further 7919 places (new input
+    // at every address); right after the upload finalVal must be -1 everywhere, after the round it
+    // must be the formula's.
+    int round = 0;
+    long long wrong_rounds = 0;
+    const long long step = 7919 % n;
+    auto next_round = [&] {
+        if (round > 0) {
+            download(got, d);
+            wrong_rounds += !std::equal(ref.begin(), ref.end(), got.begin());
+        }
+        release(d);
+        for (std::vector<int>* v : {&h.r, &h.b, &h.g, &h.hue, &h.saturation, &h.maxVal, &h.minVal, &ref})
+            std::rotate(v->begin(), v->begin() + step, v->end());
+        d = upload(h);
+        download(got, d);
+        early += std::count_if(got.begin(), got.end(), [](int v) { return v != -1; });
+        ++round;
+    };
     D2DCopy copy(bytes);
-    std::vector<double> t = bench_turns_ms({launch, [&] { copy(); }}, reps);
+    std::vector<double> t = bench_turns_ms({launch, [&] { copy(); }}, reps, next_round);
+    download(got, d);
+    wrong_rounds += !std::equal(ref.begin(), ref.end(), got.begin());
+    verdict.check(early == 0, "finalVal is -1 after every upload, before the kernel (" + std::to_string(early) +
+                                  " values were not)");
+    verdict.check(wrong_rounds == 0, "finalVal vs CPU in all " + std::to_string(round) +
+                                         " timed rounds (new input each): " + std::to_string(wrong_rounds) + " wrong");
     double ms = t[0], kernel_gbps = gbps((double)bytes, ms), d2d = copy.gbps(t[1]);
     std::printf("kernel %.1f us, %.1f GB/s of useful bytes; cudaMemcpy D2D %.1f GB/s\n", ms * 1e3, kernel_gbps, d2d);
     std::printf("ratio vs D2D: %.2f (target: 0.75 of this GPU's cudaMemcpy D2D GB/s, set on an H100)\n", kernel_gbps / d2d);

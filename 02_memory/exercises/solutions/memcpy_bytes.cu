@@ -8,10 +8,11 @@
 //         make check (runs it and initcheck, says `solved` or `not yet` with a hint). By hand:
 //           cd workspace && ./memcpy_bytes --n=1000003
 //           compute-sanitizer --tool initcheck ./memcpy_bytes --n=1000003
-// Compile: nvcc -std=c++17 -O3 -lineinfo -arch=native -I../../common -o memcpy_bytes memcpy_bytes.cu
-// Output: the check of y against the CPU, then PASSED or FAILED.
+// Compile: nvcc -std=c++17 -O3 -lineinfo -arch=native -Werror all-warnings -Xcompiler -Wall,-Wextra -I../../common -o memcpy_bytes memcpy_bytes.cu
+// Output: the check of y against the CPU, and that it is what saxpy wrote, then PASSED or FAILED.
 // Yours to change: only the lines between the two "your change" markers; make check refuses a file changed elsewhere.
 #include <vector>
+#include <cstring>
 #include "common.cuh"
 
 // CPU reference.
@@ -19,9 +20,38 @@ void saxpy_cpu(float a, const float* x, float* y, long long n) {
     for (long long i = 0; i < n; ++i) y[i] = a * x[i] + y[i];
 }
 
+// The program's record that the kernel did the work: every element the kernel writes adds a hash of
+// its address and its bits to gpu_witness, and the check compares the sum with the one of the
+// result it downloads (a result computed on the CPU, copied in, or written twice fails it).
+__device__ unsigned long long gpu_witness;
+__host__ __device__ inline unsigned long long witness(const void* where, unsigned bits) {
+    unsigned long long x = (unsigned long long)(size_t)where * 0x9e3779b97f4a7c15ull ^ bits;
+    x ^= x >> 31;  // the splitmix64 finalizer
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 29;
+    x *= 0x94d049bb133111ebull;
+    x ^= x >> 32;
+    return x;
+}
+// The sum that the elements got[0..n) give at their device addresses d[0..n).
+template <class T>
+unsigned long long witness_sum(const T* d, const T* got, long long n) {
+    static_assert(sizeof(T) == 4, "32-bit elements");
+    unsigned long long sum = 0;
+    for (long long i = 0; i < n; ++i) {
+        unsigned bits;
+        std::memcpy(&bits, &got[i], 4);
+        sum += witness(d + i, bits);
+    }
+    return sum;
+}
+
 __global__ void saxpy(float a, const float* x, float* y, long long n) {
     long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i < n) y[i] = a * x[i] + y[i];
+    if (i < n) {
+        y[i] = a * x[i] + y[i];
+        atomicAdd(&gpu_witness, witness(&y[i], __float_as_uint(y[i])));
+    }
 }
 
 // ---- your change: begin ----
@@ -60,8 +90,11 @@ int main(int argc, char** argv) {
     download(out, d_y);
 
     // The GPU may fuse a * x + y into one FMA (one rounding instead of two): allow an ulp or so.
+    unsigned long long wrote = 0;
+    CHECK(cudaMemcpyFromSymbol(&wrote, gpu_witness, sizeof wrote));
     Verdict verdict;
     verdict.close("y vs CPU", ref.data(), out.data(), n, 1e-6, 1e-6);
+    verdict.check(wrote == witness_sum(d_y, out.data(), n), "y downloaded is what saxpy wrote");
     CHECK(cudaFree(d_x));
     CHECK(cudaFree(d_y));
     return verdict.finish();

@@ -8,7 +8,7 @@
 // Build and check (from 04_texture): `make exercises` builds workspace/surface_bytes from your copy
 //         in workspace/; `make check` runs it and reads its own CPU check.
 //         By hand: cd workspace && ./surface_bytes --width=333 --height=211
-// Compile by hand (in workspace/): nvcc -std=c++17 -O3 -arch=native -I../../common -o surface_bytes surface_bytes.cu
+// Compile by hand (in workspace/): nvcc -std=c++17 -O3 -lineinfo -arch=native -Werror all-warnings -Xcompiler -Wall,-Wextra -I../../common -o surface_bytes surface_bytes.cu
 // Output: the check of every byte of the output array, PASSED.
 // Yours to change: only the lines between the two "your change" markers; make check refuses a file changed elsewhere.
 #include <vector>

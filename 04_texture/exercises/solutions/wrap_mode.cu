@@ -9,8 +9,8 @@
 // Build and check (from 04_texture): `make exercises` builds workspace/wrap_mode from your copy in
 //         workspace/; `make check` runs it and reads its own CPU check.
 //         By hand: cd workspace && ./wrap_mode --n=10007 --shift=4321
-// Compile by hand (in workspace/): nvcc -std=c++17 -O3 -arch=native -I../../common -o wrap_mode wrap_mode.cu
-// Output: a few values, the check of all n, PASSED.
+// Compile by hand (in workspace/): nvcc -std=c++17 -O3 -lineinfo -arch=native -Werror all-warnings -Xcompiler -Wall,-Wextra -I../../common -o wrap_mode wrap_mode.cu
+// Output: a few values, the check of all n and of the texture's addressing mode, PASSED.
 // Yours to change: only the lines between the two "your change" markers; make check refuses a file changed elsewhere.
 #include <cstring>
 #include <vector>
@@ -71,6 +71,10 @@ int main(int argc, char** argv) {
                 ref[last]);
     Verdict verdict;
     verdict.exact("circular_shift vs CPU", ref.data(), out.data(), n);
+    // The exercise is the texture's addressing mode: the hardware wraps, not the kernel's arithmetic.
+    cudaTextureDesc used;
+    CHECK(cudaGetTextureObjectTextureDesc(&used, tex));
+    verdict.check(used.addressMode[0] == cudaAddressModeWrap, "the texture wraps (addressMode[0] = cudaAddressModeWrap)");
 
     CHECK(cudaDestroyTextureObject(tex));
     CHECK(cudaFreeArray(arr));

@@ -12,7 +12,9 @@
 // Build and check: from the chapter folder, `make exercises` builds workspace/graph_params from your
 // copy, `make check` runs it and says solved / not yet (with a hint after a miss).
 // Run:    cd workspace && ./graph_params [--n=100003] [--steps=20]
-// Output: the graph's node count, the number of instantiations, the CPU check, PASSED.
+// Output: the graph's node count, the number of instantiations, the CPU check, the checks of the
+//         rules (counted by the program: one instantiation, `steps` graph launches, no plain
+//         launch, every step computed by the kernels), PASSED.
 // Yours to change: only the lines between the two "your change" markers; make check refuses a file changed elsewhere.
 #include <cstdint>
 #include <vector>
@@ -24,13 +26,33 @@ struct Step {
 // Step i's constants: odd multipliers, so no step loses information.
 Step step_params(int i) { return {3u + 2u * (uint32_t)i, 0x9E3779B9u * (uint32_t)i + 1u}; }
 
+// The program's record that the kernel did the work: every element the kernel writes adds a hash of
+// its address and its bits to gpu_witness, and the check compares the sum with the one of the
+// result it downloads (a result computed on the CPU, copied in, or written twice fails it).
+__device__ unsigned long long gpu_witness;
+__host__ __device__ inline unsigned long long witness(const void* where, unsigned bits) {
+    unsigned long long x = (unsigned long long)(size_t)where * 0x9e3779b97f4a7c15ull ^ bits;
+    x ^= x >> 31;  // the splitmix64 finalizer
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 29;
+    x *= 0x94d049bb133111ebull;
+    x ^= x >> 32;
+    return x;
+}
+__device__ unsigned long long kernel_runs;  // launches of scale and shift that ran (graph or not)
+
 __global__ void scale(uint32_t* x, int n, uint32_t mul) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i == 0) atomicAdd(&kernel_runs, 1ull);
     if (i < n) x[i] *= mul;
 }
 __global__ void shift(uint32_t* x, int n, uint32_t add) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) x[i] += add;
+    if (i == 0) atomicAdd(&kernel_runs, 1ull);
+    if (i < n) {
+        x[i] += add;
+        atomicAdd(&gpu_witness, witness(&x[i], x[i]));  // every step's result, step by step
+    }
 }
 
 // The two kernels of one step, queued in stream s (or recorded, while s captures).
@@ -40,6 +62,24 @@ void enqueue_step(cudaStream_t s, uint32_t* d_x, int n, Step p) {
     shift<<<grid, 256, 0, s>>>(d_x, n, p.add);
     CHECK(cudaGetLastError());  // not CHECK_LAUNCH(): with DEBUG=1 it synchronizes, invalid while capturing
 }
+
+// The exercise's rules (one instantiation, every step a launch of the executable graph) are checked:
+// from here on the program's cudaGraphInstantiate and cudaGraphLaunch are these counting wrappers,
+// and the kernels count the launches that ran.
+static int graph_instantiations = 0, graph_launches = 0;
+static size_t graph_nodes = 0;
+static cudaError_t counted_instantiate(cudaGraphExec_t* exec, cudaGraph_t g, unsigned long long flags = 0) {
+    ++graph_instantiations;
+    CHECK(cudaGraphGetNodes(g, nullptr, &graph_nodes));
+    return cudaGraphInstantiate(exec, g, flags);
+}
+static cudaError_t counted_launch(cudaGraphExec_t exec, cudaStream_t s) {
+    ++graph_launches;
+    return cudaGraphLaunch(exec, s);
+}
+#define cudaGraphInstantiate counted_instantiate
+#define cudaGraphInstantiateWithFlags counted_instantiate
+#define cudaGraphLaunch counted_launch
 
 int main(int argc, char** argv) {
     Args args(argc, argv, "Exercise: a captured two-kernel step replayed as a CUDA graph; the final check fails.");
@@ -90,6 +130,25 @@ int main(int argc, char** argv) {
     CHECK(cudaMemcpy(got.data(), d_x, n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
     Verdict verdict;
     verdict.exact("state after all steps vs CPU", expected.data(), got.data(), n);
+    // Every step's result, written by shift: the sum of what the CPU's steps give at each address.
+    std::vector<uint32_t> state = x;
+    unsigned long long want = 0, wrote = 0, runs = 0;
+    for (int i = 0; i < steps; ++i) {
+        Step p = step_params(i);
+        for (int j = 0; j < n; ++j) {
+            state[j] = state[j] * p.mul + p.add;
+            want += witness(d_x + j, state[j]);
+        }
+    }
+    CHECK(cudaMemcpyFromSymbol(&wrote, gpu_witness, sizeof wrote));
+    CHECK(cudaMemcpyFromSymbol(&runs, kernel_runs, sizeof runs));
+    verdict.check(wrote == want, "every step computed by the kernels, in order");
+    verdict.check(graph_instantiations == 1 && graph_nodes == 2,
+                  "one instantiation, of a graph of 2 nodes (" + std::to_string(graph_instantiations) +
+                      " instantiation(s), " + std::to_string(graph_nodes) + " nodes)");
+    verdict.check(graph_launches == steps && runs == 2ull * steps,
+                  "every step one launch of the executable graph, no plain launches (" + std::to_string(graph_launches) +
+                      " graph launches, " + std::to_string(runs) + " kernels ran)");
 
     CHECK(cudaGraphExecDestroy(exec));
     CHECK(cudaStreamDestroy(s));

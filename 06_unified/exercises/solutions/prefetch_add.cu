@@ -13,8 +13,9 @@
 // copy, `make check` runs it and says solved / not yet (with a hint after a miss).
 // Run:    cd workspace && ./prefetch_add [--n=2^20] [--reps=5]
 // Output: concurrentManagedAccess; add() ms on cudaMalloc and on managed memory; the line
-//         `managed / cudaMalloc: X`; the CPU check; PASSED.
+//         `managed / cudaMalloc: X`; the CPU checks (the last run, every timed round); PASSED.
 // Yours to change: only the lines between the two "your change" markers; make check refuses a file changed elsewhere.
+#include <algorithm>
 #include <cstring>
 #include <vector>
 #include "common.cuh"
@@ -73,9 +74,18 @@ int main(int argc, char** argv) {
     // Managed: every run starts from fresh allocations written by the CPU, then prepare(). The two
     // are timed in turns, `reps` rounds after one warm-up round, each round from a fresh setup():
     // the shortest time of each (bench_turns_ms, which keeps the ratio when the GPU is shared).
+    // The result of every round, warm-up included, is checked before the next setup() frees it.
     float *mx = nullptr, *my = nullptr;
+    int rounds = 0;
+    long long wrong_rounds = 0;
+    auto check_round = [&] {
+        CHECK(cudaDeviceSynchronize());  // the CPU reads my only after add() has finished
+        wrong_rounds += !std::equal(ref.begin(), ref.end(), my);
+        ++rounds;
+    };
     auto setup = [&] {
         if (mx) {
+            check_round();
             CHECK(cudaFree(mx));
             CHECK(cudaFree(my));
         }
@@ -92,6 +102,9 @@ int main(int argc, char** argv) {
     CHECK(cudaDeviceSynchronize());  // the CPU reads my only after the last add() has finished
     Verdict verdict;
     verdict.exact("y = x + y (managed, last run)", ref.data(), my, n);
+    check_round();
+    verdict.check(wrong_rounds == 0, "y = x + y (managed) in all " + std::to_string(rounds) + " timed rounds: " +
+                                         std::to_string(wrong_rounds) + " wrong");
 
     std::printf("add() of %lld floats (3 x %.1f MB): cudaMalloc %.4f ms (%.1f GB/s), managed %.4f ms (%.1f GB/s)\n", n,
                 bytes / 1e6, base_ms, gbps(3.0 * bytes, base_ms), managed_ms, gbps(3.0 * bytes, managed_ms));

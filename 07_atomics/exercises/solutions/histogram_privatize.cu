@@ -12,9 +12,10 @@
 // Build and check (from the chapter folder):
 //         make exercises && cd workspace && ./histogram_privatize   (builds your copy in workspace/)
 //         make check                                                (solved / not yet, with hints)
-//         nvcc -std=c++17 -O3 -arch=native -I../../common -o histogram_privatize histogram_privatize.cu
+//         nvcc -std=c++17 -O3 -lineinfo -arch=native -Werror all-warnings -Xcompiler -Wall,-Wextra -I../../common -o histogram_privatize histogram_privatize.cu
 // Run:    ./histogram_privatize [--n=16777259] [--skew=0.9] [--reps=10]
-// Output: a check line per input, time, input GB/s and % of D2D per input, the ratio vs copy,
+// Output: two check lines per input (the first launch, every timed round on new input), time,
+//         input GB/s and % of D2D per input, the ratio vs copy,
 //         PASSED or FAILED (FAILED only if a count is wrong: the ratio is judged by make check).
 // Yours to change: only the lines between the two "your change" markers; make check refuses a file changed elsewhere.
 #include <algorithm>
@@ -58,6 +59,28 @@ __global__ void histogram_student(const uint8_t* __restrict__ in, size_t n, unsi
 }
 // ---- your change: end ----
 
+// For the timed rounds: new input each round, written on the GPU (the host never sees it), and its
+// histogram by the plain global-atomic kernel into a buffer of its own, for the comparison.
+__host__ __device__ inline uint32_t hash_u32(uint32_t x) {  // lowbias32 (C. Wellons' hash-prospector)
+    x ^= x >> 16;
+    x *= 0x7feb352du;
+    x ^= x >> 15;
+    x *= 0x846ca68bu;
+    x ^= x >> 16;
+    return x;
+}
+__global__ void fill_round(uint8_t* in, size_t n, uint32_t seed, uint32_t threshold) {
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += stride) {
+        uint32_t r = hash_u32((uint32_t)i ^ hash_u32(seed + (uint32_t)(i >> 32) * 0x9e3779b9u));
+        in[i] = (r & 0xffff) < threshold ? (uint8_t)DOMINANT : (uint8_t)(r >> 24);
+    }
+}
+__global__ void histogram_global(const uint8_t* in, size_t n, unsigned* hist) {
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += stride) atomicAdd(&hist[in[i]], 1u);
+}
+
 int main(int argc, char** argv) {
     Args args(argc, argv, "256-bin byte histogram on uniform and skewed bytes, timed against cudaMemcpy D2D.");
     long long n = args.integer("n", 16777259, 1, 1LL << 30, "input bytes (32-bit counts stay exact)");
@@ -84,9 +107,10 @@ int main(int argc, char** argv) {
                 BLOCK, 100 * skew, DOMINANT);
 
     uint8_t* d_in;
-    unsigned* d_hist;
+    unsigned *d_hist, *d_ref_hist;
     CHECK(cudaMalloc(&d_in, n));
     CHECK(cudaMalloc(&d_hist, BINS * sizeof(unsigned)));
+    CHECK(cudaMalloc(&d_ref_hist, BINS * sizeof(unsigned)));
     D2DCopy copy((size_t)n);  // the baseline: cudaMemcpy D2D of the same n bytes (counts read + write)
     std::printf("each input timed in turns with cudaMemcpy D2D of n bytes, %d rounds: the shortest of each\n\n", reps);
 
@@ -107,7 +131,31 @@ int main(int argc, char** argv) {
         CHECK_LAUNCH();
         CHECK(cudaMemcpy(got, d_hist, sizeof got, cudaMemcpyDeviceToHost));
         verdict.exact(std::string(names[d]) + " histogram", ref, got, BINS);
-        std::vector<double> t = bench_turns_ms({launch, [&] { copy(); }}, reps);
+        // Every timed round, warm-ups included, counts new input (uniform, or as skewed as this one),
+        // and after it your counts are compared with the plain kernel's of the same input.
+        int round = 0;
+        long long wrong_rounds = 0;
+        auto compare_round = [&] {
+            unsigned want[BINS];
+            CHECK(cudaMemcpy(got, d_hist, sizeof got, cudaMemcpyDeviceToHost));
+            CHECK(cudaMemcpy(want, d_ref_hist, sizeof want, cudaMemcpyDeviceToHost));
+            wrong_rounds += !std::equal(want, want + BINS, got);
+        };
+        auto next_round = [&] {
+            if (round > 0) compare_round();
+            uint32_t seed = 7919u * (uint32_t)(d + 1) + 104729u * (uint32_t)round;
+            fill_round<<<blocks, BLOCK>>>(d_in, (size_t)n, seed, d == 0 ? 0u : threshold);
+            CHECK(cudaMemset(d_ref_hist, 0, BINS * sizeof(unsigned)));
+            histogram_global<<<blocks, BLOCK>>>(d_in, (size_t)n, d_ref_hist);
+            CHECK_LAUNCH();
+            CHECK(cudaMemset(d_hist, 0xff, BINS * sizeof(unsigned)));
+            ++round;
+        };
+        std::vector<double> t = bench_turns_ms({launch, [&] { copy(); }}, reps, next_round);
+        compare_round();
+        verdict.check(wrong_rounds == 0, std::string(names[d]) + " histogram of all " + std::to_string(round) +
+                                             " timed rounds (new input each) vs the global-atomic kernel: " +
+                                             std::to_string(wrong_rounds) + " rounds differ");
         double ms = t[0], copy_gbps = copy.gbps(t[1]);
         double rate = gbps((double)n, ms);  // input bytes read; the 1 KB histogram is not counted
         std::printf("  %-8s %9.3f ms %9.1f GB/s  %6.1f%% of D2D (%.1f GB/s)\n", names[d], ms, rate,
@@ -117,5 +165,6 @@ int main(int argc, char** argv) {
     std::printf("ratio vs copy: %.4f (input GB/s of the slower input / this GPU's D2D GB/s; make check wants >= 0.15, set on an H100)\n", worst);
     CHECK(cudaFree(d_in));
     CHECK(cudaFree(d_hist));
+    CHECK(cudaFree(d_ref_hist));
     return verdict.finish();
 }

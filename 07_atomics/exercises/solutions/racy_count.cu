@@ -11,7 +11,7 @@
 // Build and check (from the chapter folder):
 //         make exercises && cd workspace && ./racy_count       (builds your copy in workspace/)
 //         make check                                           (says solved / not yet, with hints)
-//         nvcc -std=c++17 -O3 -arch=native -I../../common -o racy_count racy_count.cu   (by hand)
+//         nvcc -std=c++17 -O3 -lineinfo -arch=native -Werror all-warnings -Xcompiler -Wall,-Wextra -I../../common -o racy_count racy_count.cu   (by hand)
 // Run:    ./racy_count [--n=1000003] [--threshold=500]
 // Output: the CPU count, the GPU count, how many increments were lost, PASSED or FAILED.
 // Yours to change: only the lines between the two "your change" markers; make check refuses a file changed elsewhere.

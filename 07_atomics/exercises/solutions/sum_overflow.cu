@@ -8,7 +8,7 @@
 // Build and check (from the chapter folder):
 //         make exercises && cd workspace && ./sum_overflow     (builds your copy in workspace/)
 //         make check                                           (says solved / not yet, with hints)
-//         nvcc -std=c++17 -O3 -arch=native -I../../common -o sum_overflow sum_overflow.cu   (by hand)
+//         nvcc -std=c++17 -O3 -lineinfo -arch=native -Werror all-warnings -Xcompiler -Wall,-Wextra -I../../common -o sum_overflow sum_overflow.cu   (by hand)
 // Run:    ./sum_overflow [--n=1000003] [--blocks=1024]
 // Output: the CPU sum, the GPU sum, their difference in units of 2^32, PASSED or FAILED.
 // Yours to change: only the lines between the two "your change" markers; make check refuses a file changed elsewhere.

@@ -1,0 +1,208 @@
+"""The cheating suite of the exercises (issue 35): ways to get `solved` without doing what the
+exercise asks, kept as fixtures, each of which the checker must call `not yet` with a reason that
+names what it detected.
+
+tests/fixtures/cheats/EXERCISE/CHEAT.cu replaces the lines between the `your change` markers of
+NN_name/exercises/EXERCISE.cu. Its first three lines say what it is:
+    // cheat: what it does
+    // detected: words (comma-separated) that the `not yet` reason must contain
+    // needs: none (the fence and name checks refuse it before anything runs) | gpu (only a run can)
+Without a GPU every cheat that needs one is still built (with the Makefile's flags: it must build
+without a warning, or it would prove nothing) and must pass the fence and name checks (so that only
+the run can catch it); its run is skipped. Also here: `make check` of a chapter in which one
+workspace file does not build grades the others."""
+import os
+import re
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from conftest import ROOT, gpu_probe
+
+sys.path.insert(0, str(ROOT / "tools"))
+import exercises as ex  # noqa: E402
+
+FIXTURES = ROOT / "tests" / "fixtures" / "cheats"
+CHAPTERS = sorted(p.name for p in ROOT.glob("0[0-9]_*") if (p / "exercises" / "exercises.txt").exists())
+ENTRIES = {e.name: (c, e) for c in CHAPTERS for e in ex.load(ROOT / c)}
+# The fix and faster exercises that the issue found could be passed without doing the work.
+MUST_HAVE_CHEATS = {"memcpy_bytes", "transpose_pad", "warp_branch", "aos_layout", "pinned_pipeline", "histogram_privatize",
+                    "prefetch_add", "launch_config", "shared_bytes", "async_read", "managed_sync", "graph_params",
+                    "wrap_mode"}
+
+
+def parse(path):
+    head = path.read_text().splitlines()[:3]
+    keys = {}
+    for line in head:
+        m = re.match(r"//\s*(cheat|detected|needs):\s*(.*)", line)
+        if m:
+            keys[m.group(1)] = m.group(2).strip()
+    return keys
+
+
+CHEATS = sorted(FIXTURES.glob("*/*.cu"))
+IDS = [f"{p.parent.name}/{p.stem}" for p in CHEATS]
+
+
+def cheated_lines(path):
+    """The published exercise with its region replaced by the fixture."""
+    chapter, entry = ENTRIES[path.parent.name]
+    published = (ROOT / chapter / "exercises" / entry.source).read_text().splitlines()
+    begin, end = ex.fence(published)
+    return published[:begin + 1] + path.read_text().splitlines() + published[end:]
+
+
+def test_fixtures_well_formed():
+    assert CHEATS, "no fixtures"
+    for p in CHEATS:
+        keys = parse(p)
+        assert p.parent.name in ENTRIES, f"{p}: no exercise {p.parent.name}"
+        assert ENTRIES[p.parent.name][1].kind in ("fix", "faster")
+        assert keys.get("cheat") and keys.get("detected") and keys.get("needs") in ("none", "gpu"), f"{p}: {keys}"
+    assert MUST_HAVE_CHEATS <= {p.parent.name for p in CHEATS}
+    faster = {n for n, (_, e) in ENTRIES.items() if e.kind == "faster"}
+    overloaded = {p.parent.name for p in CHEATS if p.stem == "overload_bench"}
+    assert faster <= overloaded, f"every faster exercise has the bench_turns_ms overload cheat: {faster - overloaded}"
+
+
+@pytest.mark.parametrize("path", CHEATS, ids=IDS)
+def test_fence_and_names(path, tmp_path):
+    """needs: none - refused before anything runs, with a reason that names it; needs: gpu - passes the
+    fence and the name checks (only the run can catch it)."""
+    chapter, entry = ENTRIES[path.parent.name]
+    keys = parse(path)
+    work = tmp_path / entry.source
+    work.write_text("\n".join(cheated_lines(path)) + "\n")
+    why = ex.tampering(entry, work, ROOT / chapter / "exercises" / entry.source)
+    if keys["needs"] == "none":
+        assert why, "the fence and name checks let it through"
+        for w in keys["detected"].split(","):
+            assert w.strip() in why, why
+    else:
+        assert why == "", why
+
+
+def build(chapter, folder):
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEFILES")}
+    args = ["make", "--no-print-directory", "-C", str(ROOT / chapter), "exercises-build", f"EX_SRC={folder}",
+            f"EX_BIN={folder}"]
+    if not gpu_probe()[0]:
+        args.append("ARCH=sm_90")
+    r = subprocess.run(args, capture_output=True, text=True, env=env, timeout=1800)
+    return r.returncode, r.stdout + r.stderr
+
+
+RUN_CHEATS = [p for p in CHEATS if parse(p)["needs"] == "gpu"]
+RUN_IDS = [f"{p.parent.name}/{p.stem}" for p in RUN_CHEATS]
+
+
+@pytest.fixture(scope="session")
+def built_cheats(tmp_path_factory):
+    """Every cheat that needs a run, in a workspace folder of its own, built: {path: (folder, rc, log)}."""
+    base = tmp_path_factory.mktemp("cheats")
+
+    def one(path):
+        chapter, entry = ENTRIES[path.parent.name]
+        folder = base / f"{path.parent.name}__{path.stem}"
+        folder.mkdir()
+        (folder / entry.source).write_text("\n".join(cheated_lines(path)) + "\n")
+        return path, (folder, *build(chapter, folder))
+
+    workers = int(os.environ.get("CHEAT_BUILD_JOBS", "2"))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return dict(pool.map(one, RUN_CHEATS))
+
+
+@pytest.mark.xdist_group("exercise-build")
+@pytest.mark.parametrize("path", RUN_CHEATS, ids=RUN_IDS)
+def test_cheat_builds_and_is_caught(built_cheats, path):
+    folder, rc, log = built_cheats[path]
+    assert rc == 0, log[-3000:]
+    warnings = [l for l in log.splitlines() if "warning" in l.lower() and not l.startswith("nvcc ")]
+    assert warnings == [], "\n".join(warnings[:20])
+    has, why = gpu_probe()
+    if not has:
+        pytest.skip(f"built; the run needs a GPU: {why}")
+    chapter, entry = ENTRIES[path.parent.name]
+    status, reason = ex.grade(ROOT / chapter, entry, folder, folder)
+    log_dir = os.environ.get("EXERCISE_LOG_DIR")
+    if log_dir:
+        os.makedirs(log_dir, exist_ok=True)
+        with open(os.path.join(log_dir, "cheats.txt"), "a") as f:
+            f.write(f"{path.parent.name}/{path.stem}: {status}: {reason}\n")
+    if status == "skipped":
+        pytest.skip(reason)
+    assert status == "not yet", f"the cheat was graded {status}: {reason}"
+    for w in parse(path)["detected"].split(","):
+        assert w.strip() in reason, reason
+
+
+@pytest.mark.parametrize("text,local,want", [
+    ("__global__ void __launch_bounds__(256) work(const float* in) { int a = f(3); }", False, {"work"}),
+    ("template <class T = int> T pick(T a) { return a; }", False, {"pick"}),
+    ("namespace { std::vector<double> bench_turns_ms(std::initializer_list<FnRef> f, int r) { return {}; } }",
+     False, {"bench_turns_ms"}),
+    ("template <> double median<float>(std::vector<double> v) { return 0; }", False, {"median"}),
+    ("struct S { int check; void run(); } s;", False, {"S", "s"}),
+    ("__constant__ float table[32]; __device__ int count = 0; using Alias = int; using namespace std;", False,
+     {"table", "count", "Alias"}),
+    ('extern "C" { int cudaMemcpy(void* p); }', False, {"cudaMemcpy"}),
+    ("float4 operator+(float4 a, float4 b) { return a; }", False, {"operator"}),
+    ("dim3 block(32, 8); CHECK(cudaMalloc(&d, 4)); grid = 5; std::min(a, b); return f(x); auto g = [] {};",
+     True, {"block", "g"}),
+    ("for (int i = 0; i < n; ++i) { float v = 1; } if (x) { int w; }", True, set()),
+])
+def test_declared_names(text, local, want):
+    assert ex.declared_names(text, local) == want
+
+
+def test_one_verdict_and_one_figure(tmp_path):
+    """A program whose output has a second verdict line or a second figure (printed by the region's
+    code or a kernel's printf) is `not yet`, whatever its last line says."""
+    from test_exercises import fake_exercise, write_script
+    prog = tmp_path / "prog"
+    f = fake_exercise(kind="faster", measure=r"ratio: ([0-9.]+)", target=">= 0.5")
+    write_script(prog, "echo 'ratio: 0.72'; echo PASSED")
+    assert ex.check_program(f, prog)[0] == "solved"
+    write_script(prog, "echo 'ratio: 9.9'; echo PASSED; echo 'ratio: 0.72'; echo PASSED")
+    status, why = ex.check_program(f, prog)
+    assert status == "not yet" and "2 verdict lines" in why, why
+    write_script(prog, "echo 'ratio: 9.9'; echo 'ratio: 0.72'; echo PASSED")
+    status, why = ex.check_program(f, prog)
+    assert status == "not yet" and "2 lines that match" in why, why
+
+
+# ---- `make check` when one workspace file does not build: that one is `not yet` with the compiler's
+# first message, the others are still graded.
+
+def test_one_file_that_does_not_build_stops_nothing_else(tmp_path):
+    from test_exercises import copy_tree, write_script
+    tree = copy_tree(tmp_path)
+    # A stand-in for nvcc: a source with `unused_here` fails as -Werror would; the others build a
+    # program that skips (no GPU), so that the check has something to grade.
+    nvcc = write_script(tmp_path / "nvcc", 'out=""; src=""; for a in "$@"; do case "$a" in *.cu) src=$a;; esac; done\n'
+                        'while [ $# -gt 0 ]; do [ "$1" = "-o" ] && out=$2; shift; done\n'
+                        'if [ -n "$src" ] && grep -q unused_here "$src"; then\n'
+                        '  echo "$src(30): error #177-D: variable \\"unused_here\\" was declared but never referenced" >&2\n'
+                        '  echo "1 error detected in the compilation of \\"$src\\"." >&2; exit 1; fi\n'
+                        "printf '#!/bin/sh\\necho \"SKIPPED: no GPU here\"; exit 77\\n' > \"$out\"; chmod +x \"$out\"")
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEFILES", "WORKSPACE")}
+    chapter = "06_unified"
+    make = lambda *a: subprocess.run(["make", "--no-print-directory", "-C", str(tree / chapter), *a, f"NVCC={nvcc}",
+                                      f"PYTHON={sys.executable}"], env=env, capture_output=True, text=True, timeout=600)
+    r = make("workspace")
+    assert r.returncode == 0, r.stdout + r.stderr
+    src = tree / chapter / "workspace" / "prefetch_add.cu"
+    lines = src.read_text().splitlines()
+    begin, _ = ex.fence(lines)
+    src.write_text("\n".join(lines[:begin + 1] + ["static int unused_here;"] + lines[begin + 1:]) + "\n")
+    r = make("check")
+    out = r.stdout + r.stderr
+    assert r.returncode != 0, out
+    line = next(l for l in out.splitlines() if l.startswith("prefetch_add "))
+    assert "not yet: prefetch_add did not build:" in line and "error #177-D" in line, line
+    line = next(l for l in out.splitlines() if l.startswith("managed_sync "))
+    assert "skipped" in line, out  # still graded (no GPU: skipped)
+    assert not (tree / chapter / "workspace" / "prefetch_add").exists(), "a failed build left a program"

@@ -16,22 +16,29 @@
 #   5. the ordering stress (tests/stress.py): every program under a preloaded library that puts a
 #      random delay in front of every asynchronous operation, and 8 copies of each at once on the GPU;
 #      each run must pass,
-#   6. optionally (--full) every program once at its default size, output kept for the READMEs,
+#   6. the older code paths and the learners' GPUs (tools/arch_check.sh): the tree built with PTX
+#      only for compute_75 and for compute_80, each run under no profile and under the device
+#      profiles of that architecture (CUDA_LAB_PROFILE, common/profiles.h); each program must pass
+#      or skip with its reason,
+#   7. the peak device memory of every program at its defaults (tools/peak_memory.py): the table
+#      results/peak_memory/ is rewritten, and any default over a 4 GB card's budget fails,
+#   8. optionally (--full) every program once at its default size, output kept for the READMEs,
 # then a short summary. Logs go to $OUT (or ./gpu_check_out).
-# --only=PHASES runs the build and only the phases named (test, sanitize, mutants, stress; comma
-# list), for a machine whose calls are limited in time: e.g. --only=test, then --only=mutants,stress.
+# --only=PHASES runs the build and only the phases named (test, sanitize, mutants, stress, arch,
+# memory; comma list), for a machine whose calls are limited in time: e.g. --only=test, then
+# --only=mutants,stress, then --only=arch,memory.
 # --sweep instead runs, after the build, the size sweep of tests/sweep.txt (tests/sweep.py): every
 # program at size 1, small odd sizes, just past a block or tile boundary, thin 2D shapes and the
 # largest sizes its --help allows (PASSED, or one "FAILED: out of memory" line and exit 1 where the
 # GPU is too small), plus compute-sanitizer memcheck at the small sizes. Options:
 #   tools/gpu_check.sh [--chapter=NN_name] [--full] [--no-sanitize] [--no-mutants] [--no-stress]
-#                      [--only=PHASES] [--stress-mode=shim,shared] [--jobs=N] [--sweep [--timeout=S]]
+#                      [--no-arch] [--no-memory] [--only=PHASES] [--stress-mode=shim,shared] [--jobs=N] [--sweep [--timeout=S]]
 # (with --sweep, --chapter may list several: --chapter=01_intro,02_memory)
 # OpenCV: pkg-config, or OPENCV_DIR=/where/it/is in the environment, or ./.devlibs (see
 # tools/make_devlibs.sh) when neither has it.
 set -u
 cd "$(dirname "$0")/.."
-chapter= full=0 sanitize=1 jobs=4 sweep=0 timeout=180 mutants=1 stress=1 tests=1 stress_mode=shim,shared
+chapter= full=0 sanitize=1 jobs=4 sweep=0 timeout=180 mutants=1 stress=1 tests=1 arch=1 memory=1 stress_mode=shim,shared
 for a in "$@"; do
     case $a in
         --chapter=*) chapter=${a#*=} ;;
@@ -39,16 +46,19 @@ for a in "$@"; do
         --no-sanitize) sanitize=0 ;;
         --no-mutants) mutants=0 ;;
         --no-stress) stress=0 ;;
+        --no-arch) arch=0 ;;
+        --no-memory) memory=0 ;;
         --stress-mode=*) stress_mode=${a#*=} ;;
-        --only=*) only=",${a#*=},"; tests=0 sanitize=0 mutants=0 stress=0
-                  for ph in ${only//,/ }; do case $ph in test|sanitize|mutants|stress) ;;
-                      *) echo "$0: --only: unknown phase '$ph' (test, sanitize, mutants, stress)" >&2; exit 2 ;; esac; done
+        --only=*) only=",${a#*=},"; tests=0 sanitize=0 mutants=0 stress=0 arch=0 memory=0
+                  for ph in ${only//,/ }; do case $ph in test|sanitize|mutants|stress|arch|memory) ;;
+                      *) echo "$0: --only: unknown phase '$ph' (test, sanitize, mutants, stress, arch, memory)" >&2; exit 2 ;; esac; done
                   [[ $only == *,test,* ]] && tests=1; [[ $only == *,sanitize,* ]] && sanitize=1
-                  [[ $only == *,mutants,* ]] && mutants=1; [[ $only == *,stress,* ]] && stress=1 ;;
+                  [[ $only == *,mutants,* ]] && mutants=1; [[ $only == *,stress,* ]] && stress=1
+                  [[ $only == *,arch,* ]] && arch=1; [[ $only == *,memory,* ]] && memory=1 ;;
         --jobs=*) jobs=${a#*=} ;;
         --sweep) sweep=1 ;;
         --timeout=*) timeout=${a#*=} ;;
-        *) echo "usage: $0 [--chapter=NN_name] [--full] [--no-sanitize] [--no-mutants] [--no-stress] [--only=test,sanitize,mutants,stress] [--stress-mode=shim,shared] [--jobs=N] [--sweep [--timeout=S]]" >&2; exit 2 ;;
+        *) echo "usage: $0 [--chapter=NN_name] [--full] [--no-sanitize] [--no-mutants] [--no-stress] [--no-arch] [--no-memory] [--only=test,sanitize,mutants,stress,arch,memory] [--stress-mode=shim,shared] [--jobs=N] [--sweep [--timeout=S]]" >&2; exit 2 ;;
     esac
 done
 out=${OUT:-gpu_check_out}
@@ -136,6 +146,22 @@ if [ $stress = 1 ]; then
     stress_summary=$(grep "^stress" "$out/stress.txt")
 fi
 
+arch_rc=0 arch_summary="arch/profiles: not run"
+if [ $arch = 1 ] && [ -z "$chapter" ]; then
+    echo "== older code paths and device profiles (tools/arch_check.sh; logs in $out/arch/)"
+    tools/arch_check.sh "$out/arch" --jobs="$jobs" | tee "$out/arch.txt"
+    arch_rc=${PIPESTATUS[0]}
+    arch_summary="arch/profiles: $(grep -c "^profile .* 0 failed" "$out/arch.txt") of $(grep -c "^profile " "$out/arch.txt") runs with 0 failed (exit $arch_rc)"
+fi
+
+mem_rc=0 mem_summary="peak memory: not run"
+if [ $memory = 1 ] && [ -z "$chapter" ]; then
+    echo "== peak device memory at the defaults (tools/peak_memory.py; table in results/peak_memory/)"
+    python3 tools/peak_memory.py --jobs=16 --timeout=100 | tee "$out/peak_memory.txt"
+    mem_rc=${PIPESTATUS[0]}
+    mem_summary=$(grep "^peak memory:" "$out/peak_memory.txt" | tail -1)
+fi
+
 if [ $full = 1 ]; then
     echo "== full-size runs (output in $out/full_runs.txt)"
     : >"$out/full_runs.txt"
@@ -156,4 +182,6 @@ echo "$route_summary"
 echo "$san_summary"
 echo "$mut_summary"
 echo "$stress_summary"
-[ $test_rc = 0 ] && [ $san_rc = 0 ] && [ $route_rc = 0 ] && [ $mut_rc = 0 ] && [ $stress_rc = 0 ]
+echo "$arch_summary"
+echo "${mem_summary:-peak memory: no summary line}"
+[ $test_rc = 0 ] && [ $san_rc = 0 ] && [ $route_rc = 0 ] && [ $mut_rc = 0 ] && [ $stress_rc = 0 ] && [ $arch_rc = 0 ] && [ $mem_rc = 0 ]

@@ -109,6 +109,18 @@ int main(int argc, char** argv) {
         std::printf("\n");
     }
 
+    // Load the kernels on both devices now: with lazy loading (the default since CUDA 12.2) a kernel's
+    // first launch on a device loads it there, which can synchronize that device and would hide an
+    // order the program forgot to state (tests/mutants/05_streams.txt; graph_rules does the same).
+    for (int d : {d0, d1}) {
+        CHECK(cudaSetDevice(d));
+        for (const void* k : {(const void*)scale, (const void*)add_from}) {
+            cudaFuncAttributes fa;
+            CHECK(cudaFuncGetAttributes(&fa, k));
+        }
+    }
+    CHECK(cudaSetDevice(d0));
+
     Verdict verdict;
     int n = (int)(mb * (1 << 20) / sizeof(uint32_t));
     size_t bytes = (size_t)n * sizeof(uint32_t);

@@ -283,9 +283,11 @@ int main(int argc, char** argv) {
     // 3.2.7.5 Bandwidth: GPU -> GPU copy vs staging through pinned host memory. Current device d0;
     // bench_ms times on d0's default stream, which both versions finish on (the staged version's
     // copies from and to pinned memory return only when done).
-    // The poison goes on d1's legacy stream, the peer copy on d0's: two devices, two streams, no
-    // order between them. d1 finishes its memset before the copy is issued (and results.cuh's
-    // cudaDeviceSynchronize after the copy waits for d0, the current device, only).
+    // The poison goes on d1's legacy stream, the peer copy on d0's: two devices, two streams, and no
+    // documented order between them. d1 finishes its memset before the copy is issued (and
+    // results.cuh's cudaDeviceSynchronize after the copy waits for d0, the current device, only).
+    // (Without that wait, on two H100s, the copy never overtook the memset in 8 runs under the
+    // ordering stress: the driver may order it anyway, but nothing documents that.)
     auto prepare = [&] {
         CHECK(cudaSetDevice(d1));
         CHECK(cudaMemset(p1, 0xff, bytes));

@@ -48,8 +48,12 @@ from manifest import load_manifest  # noqa: E402
 LIB = ROOT / ".stress" / "libpeak_alloc.so"
 MIB = 1 << 20
 CARDS_GIB = (4, 6)  # the smallest cards of the device profiles: GTX 1650 (4 GB), RTX 3060 laptop (6 GB)
-COLUMNS = ["program", "status", "processes", "device_mib", "managed_mib", "peak_mib", "nvml_process_mib",
-           "fits_4gb", "fits_6gb", "note"]
+# Their resident threads (SMs x max threads per SM, common/profiles.h: gtx1650 14 x 1024,
+# rtx3060-laptop-wsl 30 x 1536): a stack limit a program raises (cudaDeviceSetLimit) is reserved
+# for each of them, so the stack counts at that card's size in its fits column.
+CARD_THREADS = {4: 14 * 1024, 6: 30 * 1536}
+COLUMNS = ["program", "status", "processes", "device_mib", "managed_mib", "peak_mib", "reserved_mib",
+           "nvml_process_mib", "fits_4gb", "fits_6gb", "note"]
 
 
 def build_lib():
@@ -127,9 +131,14 @@ def measure(prog, tree, lib, timeout, reserve_mib, work, deadline=None):
         man = sum(r["managed_peak"] for r in reps)
         peak = sum(r["combined_peak"] for r in reps)
         nv = [r.get("nvml_process_peak", -1) for r in reps]
+        # a raised stack limit is reserved for every resident thread, the device malloc heap whole
+        stack = sum(r.get("stack_limit", 0) for r in reps)
+        heap = sum(r.get("heap_limit", 0) for r in reps)
+        here = sum(r.get("stack_limit", 0) * r.get("resident_threads", 0) + r.get("heap_limit", 0) for r in reps)
         row.update(device_mib=f"{dev / MIB:.1f}", managed_mib=f"{man / MIB:.1f}", peak_mib=f"{peak / MIB:.1f}",
+                   reserved_mib=f"{here / MIB:.1f}",
                    nvml_process_mib=f"{sum(nv) / MIB:.1f}" if all(v >= 0 for v in nv) else "",
-                   **{f"fits_{c}gb": fits(peak, c, reserve_mib) for c in CARDS_GIB})
+                   **{f"fits_{c}gb": fits(peak + stack * CARD_THREADS[c] + heap, c, reserve_mib) for c in CARDS_GIB})
     row["seconds"] = time.monotonic() - t0
     return row
 
@@ -172,7 +181,9 @@ def write_table(rows, out, reserve_mib, extra):
     widths = [max(len(c), *(len(str(r.get(c, ""))) for r in rows)) for c in COLUMNS[:-1]]
     text = ["peak device memory of each program at its defaults (MiB = 2^20 bytes; the allocations the "
             "runtime API made: tools/peak_memory/peak_alloc.cpp says what that leaves out)",
-            f"fits C GB: peak (device + managed) <= C GiB - {reserve_mib} MiB", ""]
+            "reserved: a raised cudaLimitStackSize x this GPU's resident threads + cudaLimitMallocHeapSize",
+            f"fits C GB: peak (device + managed) + the raised stack x that card's resident threads + the heap"
+            f" <= C GiB - {reserve_mib} MiB", ""]
     text.append("  ".join(c.ljust(w) for c, w in zip(COLUMNS, widths)) + "  note")
     for r in rows:
         text.append("  ".join(str(r.get(c, "")).ljust(w) for c, w in zip(COLUMNS, widths)) + "  " + r.get("note", ""))

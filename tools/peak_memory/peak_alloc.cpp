@@ -9,7 +9,10 @@
 // frees everything), and keeps the live bytes and their maximum. A linear allocation counts the bytes
 // asked for (cudaMallocPitch and cudaMalloc3D: pitch x rows), an array its elements' bytes (width x
 // height x depth or layers x element size; a mipmapped array each level's).
-// What it does not see: the context (code, the stack of every resident thread, printf's buffer),
+// It also records the largest cudaLimitStackSize and cudaLimitMallocHeapSize a program sets
+// (cudaDeviceSetLimit) and this GPU's resident threads: the driver reserves that stack for every
+// thread that can be resident, and the heap whole.
+// What it does not see: the context (code, the default stack of every resident thread, printf's buffer),
 // __device__ and __managed__ variables (allocated when the module loads), memory that a library
 // allocates through its own copy of the runtime or the driver API (cuBLAS's workspace), and what a
 // memory pool keeps reserved after cudaFreeAsync.
@@ -64,6 +67,10 @@ std::mutex g_mu;
 std::unordered_map<const void*, Block>* g_live = nullptr;  // never destroyed: frees may come after exit
 long long g_device = 0, g_managed = 0, g_device_peak = 0, g_managed_peak = 0, g_combined_peak = 0, g_allocs = 0;
 long long g_nvml_process_peak = -1, g_nvml_device_max = -1, g_nvml_device_first = -1;
+// cudaDeviceSetLimit: the driver reserves the per-thread stack for every thread that can be resident
+// (SMs x max threads per SM) and the device malloc heap whole; the largest values set, and this GPU's
+// resident threads, so that the tool can scale the stack to a smaller card.
+long long g_stack_limit = 0, g_heap_limit = 0, g_resident_threads = 0;
 bool g_dirty = true;
 
 void write_report(bool done) {
@@ -76,10 +83,11 @@ void write_report(bool done) {
     if (!f) return;
     std::fprintf(f,
                  "pid=%d\nppid=%d\ndevice_peak=%lld\nmanaged_peak=%lld\ncombined_peak=%lld\nallocs=%lld\n"
-                 "nvml_process_peak=%lld\nnvml_device_used_first=%lld\nnvml_device_used_max=%lld\ndone=%d\n",
+                 "nvml_process_peak=%lld\nnvml_device_used_first=%lld\nnvml_device_used_max=%lld\n"
+                 "stack_limit=%lld\nheap_limit=%lld\nresident_threads=%lld\ndone=%d\n",
                  static_cast<int>(getpid()), static_cast<int>(getppid()), g_device_peak, g_managed_peak,
                  g_combined_peak, g_allocs, g_nvml_process_peak, g_nvml_device_first, g_nvml_device_max,
-                 done ? 1 : 0);
+                 g_stack_limit, g_heap_limit, g_resident_threads, done ? 1 : 0);
     std::fclose(f);
     std::rename(tmp, path);  // a reader never sees half a file
 }
@@ -260,6 +268,34 @@ size_t mipmapped_bytes(const cudaChannelFormatDesc* d, cudaExtent e, unsigned le
     static Fn fn = real<Fn>(#name)
 
 extern "C" {
+
+cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
+    REAL(cudaDeviceSetLimit, cudaLimit, size_t);
+    cudaError_t e = fn(limit, value);
+    if (e == cudaSuccess && (limit == cudaLimitStackSize || limit == cudaLimitMallocHeapSize)) {
+        // the program's own runtime, through dlsym as every call here: a direct call would link this
+        // library to libcudart and load it into processes that never use CUDA
+        using GetLimit = cudaError_t (*)(size_t*, cudaLimit);
+        using GetDevice = cudaError_t (*)(int*);
+        using GetAttr = cudaError_t (*)(int*, cudaDeviceAttr, int);
+        static GetLimit get_limit = real<GetLimit>("cudaDeviceGetLimit");
+        static GetDevice get_device = real<GetDevice>("cudaGetDevice");
+        static GetAttr get_attr = real<GetAttr>("cudaDeviceGetAttribute");
+        size_t set = 0;
+        int dev = 0, sms = 0, threads = 0;
+        bool ok = get_limit(&set, limit) == cudaSuccess && get_device(&dev) == cudaSuccess &&
+                  get_attr(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess &&
+                  get_attr(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, dev) == cudaSuccess;
+        std::lock_guard<std::mutex> lock(g_mu);
+        if (ok) {
+            long long& v = limit == cudaLimitStackSize ? g_stack_limit : g_heap_limit;
+            v = std::max(v, static_cast<long long>(set));
+            g_resident_threads = static_cast<long long>(sms) * threads;
+            write_report(false);
+        }
+    }
+    return e;
+}
 
 cudaError_t cudaMalloc(void** p, size_t n) {
     REAL(cudaMalloc, void**, size_t);

@@ -43,9 +43,14 @@ static std::string yes(int v) { return v ? "yes" : "no"; }
 // What the device itself reports, to check the properties against: each thread of one block of
 // maxThreadsPerBlock threads writes how many threads its warp has and how many its block has. The
 // warp's threads are counted as they run: __activemask() has one bit per active thread of the
-// warp, and all of them are active here (no branch before it). (The built-in warpSize would not
-// do: nvcc compiles it to the constant 32.) blockDim.x is read on the device.
-__global__ void self_report(int* out) { out[threadIdx.x] = __popc(__activemask()) * 65536 + blockDim.x; }
+// warp. The programming model does not promise that every thread of a warp is active at a given
+// point, so __syncwarp() first reconverges them (the block has no partial warp: maxThreadsPerBlock
+// is a multiple of 32). (The built-in warpSize would not do: nvcc compiles it to the constant 32.)
+// blockDim.x is read on the device.
+__global__ void self_report(int* out) {
+    __syncwarp();
+    out[threadIdx.x] = __popc(__activemask()) * 65536 + blockDim.x;
+}
 
 int main(int argc, char** argv) {
     Args args(argc, argv, "Prints the device properties and attributes that later chapters rely on.");

@@ -95,6 +95,7 @@ static int fp32_lanes_per_sm(int major, int minor) {
 // the warps that each still gave at least 1.5x (2x is linear growth: the added warps found issue
 // slots idle), with its rate, and the first row within 10% of the column's best. cap: the share of
 // the peak the kernel's loop allows (0: none printed).
+static int g_max_warps = 0;  // this GPU's resident warps per SM (main sets it)
 static void print_level_off(const char* what, const std::vector<int>& warps, const std::vector<double>& rate,
                             const char* unit, double peak, const char* guide, double cap = 0) {
     size_t linear = 0, near = 0, best = 0;
@@ -102,9 +103,12 @@ static void print_level_off(const char* what, const std::vector<int>& warps, con
     for (size_t i = 0; i < rate.size(); ++i) best = rate[i] > rate[best] ? i : best;
     while (rate[near] < 0.9 * rate[best]) ++near;
     if (linear + 1 == rate.size()) {  // every doubling still gave 1.5x: the curve has not levelled off
+        // The rows double the warps: on a GPU whose maximum is not a power of two (48 warps/SM on
+        // sm_86 and sm_89) the last row is below it.
         std::printf("%-11s: >= 1.5x per doubling of the warps up to the last row, %d warps/SM (%.0f %s, %.0f%% of "
-                    "peak)%s: still rising, no level-off within this GPU's warps",
-                    what, warps[linear], rate[linear], unit, 100 * rate[linear] / peak, guide);
+                    "peak)%s: still rising, no level-off up to %d of this GPU's %d warps/SM",
+                    what, warps[linear], rate[linear], unit, 100 * rate[linear] / peak, guide, warps[linear],
+                    g_max_warps);
     } else {
         std::printf("%-11s: >= 1.5x per doubling of the warps up to %d warps/SM (%.0f %s, %.0f%% of peak)%s; "
                     "within 10%% of its best (%.0f %s, %.0f%% of peak) from %d warps/SM",
@@ -125,6 +129,7 @@ int main(int argc, char** argv) {
     DeviceInfo dev = select_device(args.device());
     const cudaDeviceProp& p = dev.prop;
     const int sms = p.multiProcessorCount, max_warps = p.maxThreadsPerMultiProcessor / p.warpSize;
+    g_max_warps = max_warps;
     Verdict verdict;
 
     std::vector<uint32_t> x = random_vector<uint32_t>(n, 0u, 0xffffffffu, 1);

@@ -22,15 +22,34 @@ _mutant_results = None
 # them (that took ~4 minutes of a GPU machine's `make test`). Under pytest-xdist each worker
 # compiles only what its own tests need.
 PREFETCH = not os.environ.get("PYTEST_XDIST_WORKER")
-JOBS = max(1, int(os.environ.get("JOBS") or os.cpu_count() or 1))
 
 
-def cache():
+def _jobs():
+    """JOBS if it is a positive number, else the cores this process may run on."""
+    j = os.environ.get("JOBS", "")
+    if j.isdigit() and int(j) > 0:
+        return int(j)
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return max(1, os.cpu_count() or 1)
+
+
+JOBS = _jobs()
+
+
+def _selected(program, only):
+    return not only or program.startswith(only + "/")
+
+
+def cache(only=None):
+    """The SASS cache; with prefetching, the claims of the selected chapter (--chapter) are compiled
+    up front, all at once."""
     global _cache
     if _cache is None:
         _cache = sass.SassCache()
         if PREFETCH and sass.find_tool("cuobjdump"):
-            keys = sorted({(c.program, c.arch) for c in CLAIMS})
+            keys = sorted({(c.program, c.arch) for c in CLAIMS if _selected(c.program, only)})
             with ThreadPoolExecutor(JOBS) as pool:
                 # errors (a program that does not compile here) surface again in its own test
                 list(pool.map(lambda k: _try(_cache.get, *k), keys))
@@ -57,14 +76,15 @@ def mutant_broken(m):
     return broken
 
 
-def mutant_result(m):
+def mutant_result(m, only=None):
     global _mutant_results
     if _mutant_results is None:
         _mutant_results = {}
         if PREFETCH:
+            chosen = [x for x in SASS_MUTANTS if not only or x.chapter == only]
             with ThreadPoolExecutor(JOBS) as pool:
-                _mutant_results = dict(zip([x.id for x in SASS_MUTANTS],
-                                           pool.map(lambda x: _try(mutant_broken, x), SASS_MUTANTS)))
+                _mutant_results = dict(zip([x.id for x in chosen],
+                                           pool.map(lambda x: _try(mutant_broken, x), chosen)))
     if m.id not in _mutant_results:
         _mutant_results[m.id] = _try(mutant_broken, m)
     r = _mutant_results[m.id]
@@ -99,7 +119,7 @@ def test_claims_hold(claimed, request):
         pytest.skip("needs OpenCV (not built here)")
     failed = []
     for c in claims:
-        why = sass.check_claim(c, cache().get(c.program, c.arch))
+        why = sass.check_claim(c, cache(only).get(c.program, c.arch))
         if why:
             failed.append(f"{c.where}: {why}\n    claim: {c.text}")
     assert not failed, f"{len(failed)} of {len(claims)} claims do not hold:\n" + "\n".join(failed)
@@ -118,7 +138,7 @@ def test_sass_mutant_breaks_a_claim(m, request):
     need_cuobjdump()
     claims = [c for c in CLAIMS if c.program == m.program]
     assert claims, f"{m.where}: expect: sass, but {m.program} has no claims"
-    broken = mutant_result(m)
+    broken = mutant_result(m, only)
     assert broken, f"{m.id} ({m.lesson}): every claim of {m.program} still holds on the mutated source"
     if m.fails:
         import re

@@ -119,14 +119,16 @@ LAB_INLINE void require_kernel_arch(const void* func, int cc, const char* what, 
 // either way the kernel runs the code of compute_75 (__CUDA_ARCH__ = 750).
 LAB_INLINE std::string kernel_arch_text(const void* func);
 
-// select_device() with the lowest architecture this program was built for (e.g. 750; 0: unknown),
-// which the inline select_device() below takes from the program's own __CUDA_ARCH_LIST__.
-LAB_INLINE DeviceInfo select_device_built_for(int id, bool banner, int lowest_arch);
+// select_device() with the lowest and highest architecture this program was built for (e.g. 750
+// and 900; 0: unknown), which the inline select_device() below takes from the program's own
+// __CUDA_ARCH_LIST__. Under a profile the banner says "code built for 7.5" (or "7.5 .. 9.0"), so that
+// tools/profile_run.py can tell a run on the wrong build from one on the build it names.
+LAB_INLINE DeviceInfo select_device_built_for(int id, bool banner, int lowest_arch, int highest_arch = 0);
 
 inline DeviceInfo select_device(int id, bool banner = true) {
 #ifdef __CUDA_ARCH_LIST__
     constexpr int built_for[] = {__CUDA_ARCH_LIST__};  // e.g. 750,800,860,890,900 (the portable build)
-    return select_device_built_for(id, banner, built_for[0]);
+    return select_device_built_for(id, banner, built_for[0], built_for[sizeof built_for / sizeof built_for[0] - 1]);
 #else
     return select_device_built_for(id, banner, 0);
 #endif
@@ -432,7 +434,7 @@ LAB_INLINE void require_kernel_arch(const void* func, int cc, const char* what, 
          " or ARCH=native (G 3.1: a kernel runs the code of the architecture it was compiled for, not the GPU's)");
 }
 
-LAB_INLINE DeviceInfo select_device_built_for(int id, bool banner, int lowest_arch) {
+LAB_INLINE DeviceInfo select_device_built_for(int id, bool banner, int lowest_arch, int highest_arch) {
     const DeviceProfile* profile = active_profile();  // an unknown name exits 2 before any CUDA call
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
@@ -455,6 +457,12 @@ LAB_INLINE DeviceInfo select_device_built_for(int id, bool banner, int lowest_ar
                         profile->key.c_str(), d.prop.name, d.cc(), d.prop.multiProcessorCount,
                         d.prop.l2CacheSize >> 20, d.prop.totalGlobalMem >> 20, d.profile_peak_gbps,
                         profile->where.c_str());
+        if (profile && lowest_arch > 0) {
+            auto dotted = [](int a) { return std::to_string(a / 100) + "." + std::to_string(a / 10 % 10); };
+            std::string built = dotted(lowest_arch);
+            if (highest_arch > lowest_arch) built += " .. " + dotted(highest_arch);
+            std::printf(" | code built for %s", built.c_str());
+        }
         std::printf("\n");
     }
     if (lowest_arch > 0 && d.cc() * 10 < lowest_arch)

@@ -49,7 +49,9 @@ int main(int argc, char** argv) {
     args.parse_or_exit();
 
     DeviceInfo dev = select_device(args.device());
-    const cudaDeviceProp& p = dev.prop;
+    // Occupancy (the API answers for this GPU), waves and bandwidth are measurements of the GPU this
+    // runs on: its own attributes (dev.real), also under CUDA_LAB_PROFILE (device.cuh).
+    const cudaDeviceProp& p = dev.real;
     const int sms = p.multiProcessorCount, ws = p.warpSize;
     Verdict verdict;
 

@@ -79,7 +79,9 @@ int main(int argc, char** argv) {
     table.validate();
 
     DeviceInfo dev = select_device(args.device());
-    const cudaDeviceProp& p = dev.prop;
+    // The peak and the grid are yardsticks of a measurement on this GPU: its own attributes (dev.real),
+    // also under CUDA_LAB_PROFILE (device.cuh).
+    const cudaDeviceProp& p = dev.real;
     const int lanes = fp32_lanes_per_sm(p.major, p.minor);
     const double peak_gflops = p.multiProcessorCount * (double)lanes * 2.0 * dev.sm_clock_khz / 1e6;
     const double ridge = peak_gflops / dev.peak_gbps;

@@ -127,7 +127,9 @@ int main(int argc, char** argv) {
     args.parse_or_exit();
 
     DeviceInfo dev = select_device(args.device());
-    const cudaDeviceProp& p = dev.prop;
+    // Everything here is a measurement of this GPU, so its own attributes (dev.real) set the warps
+    // per SM, the shared memory split and the FP32 peak, also under CUDA_LAB_PROFILE (device.cuh).
+    const cudaDeviceProp& p = dev.real;
     const int sms = p.multiProcessorCount, max_warps = p.maxThreadsPerMultiProcessor / p.warpSize;
     g_max_warps = max_warps;
     Verdict verdict;

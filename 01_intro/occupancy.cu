@@ -116,7 +116,12 @@ int main(int argc, char** argv) {
     args.parse_or_exit();
 
     DeviceInfo dev = select_device(args.device());
-    const cudaDeviceProp& p = dev.prop;
+    // The occupancy API answers for the GPU this runs on, so the hand model takes that GPU's limits
+    // (dev.real), also under CUDA_LAB_PROFILE (device.cuh: occupancy and its model are measurements).
+    const cudaDeviceProp& p = dev.real;
+    if (dev.profile)
+        std::printf("(profile %s: the occupancy below is %s's, the GPU the occupancy API answers for)\n",
+                    dev.profile->key.c_str(), p.name);
     const int max_warps = p.maxThreadsPerMultiProcessor / p.warpSize;
     std::printf("per SM: %d regs, %d threads (%d warps), %d blocks, %zu B shared (+%zu B reserved per block)\n",
                 p.regsPerMultiprocessor, p.maxThreadsPerMultiProcessor, max_warps, p.maxBlocksPerMultiProcessor,

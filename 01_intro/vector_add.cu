@@ -86,7 +86,8 @@ int main(int argc, char** argv) {
     long long grid1 = (n + block - 1) / block;  // enough blocks to cover n
     // A full GPU's worth of threads: as many blocks as fit on every SM by its thread limit
     // (maxThreadsPerMultiProcessor: 2048 on sm_80 and sm_90, 1536 on sm_86/89, 1024 on sm_75).
-    int grid2 = dev.prop.multiProcessorCount * (dev.prop.maxThreadsPerMultiProcessor / block);
+    // The GPU this runs on (dev.real), also under CUDA_LAB_PROFILE: a wave is this GPU's (device.cuh).
+    int grid2 = dev.real.multiProcessorCount * (dev.real.maxThreadsPerMultiProcessor / block);
     auto v1 = [&] { vector_add<<<grid1, block>>>(d_a, d_b, d_c, n); };
     auto v2 = [&] { vector_add_vec4<<<grid2, block>>>(d_a, d_b, d_c, n); };
 

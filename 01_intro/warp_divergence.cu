@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
 
     DeviceInfo dev = select_device(args.device());
     const int block = 256;
-    double resident = (double)dev.prop.maxThreadsPerMultiProcessor * dev.prop.multiProcessorCount;
+    double resident = (double)dev.real.maxThreadsPerMultiProcessor * dev.real.multiProcessorCount;  // this GPU's, also under a profile
     std::printf("n = %lld elements (%.1f x the threads the GPU holds at once), %d..%d iterations each\n", n,
                 n / resident, iters, iters + 63);
 

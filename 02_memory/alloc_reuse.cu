@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
 
     int block = 256;
     int grid_fill = (int)((n + block - 1) / block);
-    int grid_sum = std::min<long long>(grid_fill, 4LL * dev.prop.multiProcessorCount);
+    int grid_sum = std::min<long long>(grid_fill, 4LL * dev.real.multiProcessorCount);  // this GPU's SMs, also under a profile
     auto work = [&](uint32_t* tmp, int it) {
         fill_scratch<<<grid_fill, block, 0, s>>>(d_in, tmp, n, it);
         sum_scratch<<<grid_sum, block, 0, s>>>(tmp, n, d_sums, it);

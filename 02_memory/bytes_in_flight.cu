@@ -103,11 +103,11 @@ double dram_latency_ns(const DeviceInfo& dev, Verdict& verdict) {
     CHECK(cudaMalloc(&d_ns, 8));
     chase<<<1, 1>>>(d_buf, nodes, d_last, d_ns);  // pages mapped, TLB filled
     CHECK_LAUNCH();
-    size_t words = 4 * (size_t)dev.prop.l2CacheSize / 16;
+    size_t words = 4 * (size_t)dev.real.l2CacheSize / 16;  // the L2 measured, also under a profile (device.cuh)
     uint4* d_flush;
     CHECK(cudaMalloc(&d_flush, words * 16));
     CHECK(cudaMemset(d_flush, 1, words * 16));
-    flush_l2<<<dev.prop.multiProcessorCount * 4, 256>>>(d_flush, words);
+    flush_l2<<<dev.real.multiProcessorCount * 4, 256>>>(d_flush, words);
     CHECK_LAUNCH();
     chase<<<1, 1>>>(d_buf, nodes, d_last, d_ns);
     CHECK_LAUNCH();
@@ -174,7 +174,9 @@ int main(int argc, char** argv) {
     table.validate();
 
     DeviceInfo dev = select_device(args.device());
-    const cudaDeviceProp& p = dev.prop;
+    // Resident blocks per SM, waves and Little's law are measurements of this GPU: its own attributes
+    // (dev.real), also under CUDA_LAB_PROFILE (device.cuh).
+    const cudaDeviceProp& p = dev.real;
     int sms = p.multiProcessorCount;
     int max_blocks = std::min(p.maxBlocksPerMultiProcessor, p.maxThreadsPerMultiProcessor / BLOCK);
     std::printf("n = %lld uint32 (%.1f MB, %.1fx the L2); blocks of %d threads; up to %d blocks (%d warps) per SM\n", n,

@@ -96,7 +96,7 @@ int main(int argc, char** argv) {
     long long total = n + MAX_SHIFT;  // room for the largest offset
     size_t bytes = total * sizeof(uint32_t);
     std::printf("n = %lld uint32 (%.1f MB per buffer, %.1fx the L2), block = %d\n", n, bytes / 1e6,
-                (double)bytes / dev.prop.l2CacheSize, block);
+                (double)bytes / dev.real.l2CacheSize, block);  // the L2 measured, also under a profile
 
     std::vector<uint32_t> in = random_vector<uint32_t>(total, 0u, FILL - 1, 1);  // never FILL
     uint32_t* out = nullptr;  // pinned: 66 read-backs of a large buffer go at full PCIe speed
@@ -111,7 +111,7 @@ int main(int argc, char** argv) {
     auto run_stride = [&](int s) { copy_stride<<<grid_for((n + s - 1) / s), block>>>(d_in, d_out, n, s); };
     // A full GPU's worth of threads: as many blocks as fit on every SM by its thread limit (2048 on
     // sm_80/sm_90, 1536 on sm_86/sm_89, 1024 on sm_75: the attribute, not a constant).
-    int grid_vec = dev.prop.multiProcessorCount * (dev.prop.maxThreadsPerMultiProcessor / block);
+    int grid_vec = dev.real.multiProcessorCount * (dev.real.maxThreadsPerMultiProcessor / block);  // this GPU's
     auto run_vec4 = [&] { copy_vec4<<<grid_vec, block>>>(d_in, d_out, n); };
     auto run_vec4_grid = [&] { copy_vec4_grid<<<grid_for(n / 4 + n % 4), block>>>(d_in, d_out, n); };
 

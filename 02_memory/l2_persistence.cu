@@ -228,7 +228,8 @@ void two_streams(Bench& bench, const DeviceInfo& dev, Verdict& verdict) {
     CHECK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
     int per_sm = 0;
     CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, hot_stream_gs, bench.block, 0));
-    unsigned grid = (unsigned)std::max(1, per_sm * p.multiProcessorCount / 2);
+    // Half of this GPU's resident blocks (the occupancy API answers for it): dev.real's SMs, also under a profile.
+    unsigned grid = (unsigned)std::max(1, per_sm * dev.real.multiProcessorCount / 2);
     auto pair = [&] {  // s2 starts when s1 does; s1 ends when both are done
         CHECK(cudaEventRecord(fork, s1));
         CHECK(cudaStreamWaitEvent(s2, fork, 0));

@@ -262,11 +262,12 @@ int main(int argc, char** argv) {
         if (cold) {  // walk once (pages mapped, TLB filled), then evict every line from L2
             chase_global<false><<<1, 1>>>(d_buf, nodes, 0, d_t);
             fetch();
-            size_t flush_words = 4 * (size_t)dev.prop.l2CacheSize / 16;
+            // The L2 of the GPU measured (dev.real), also under CUDA_LAB_PROFILE (device.cuh).
+            size_t flush_words = 4 * (size_t)dev.real.l2CacheSize / 16;
             uint4* d_flush;
             CHECK(cudaMalloc(&d_flush, flush_words * 16));
             CHECK(cudaMemset(d_flush, 1, flush_words * 16));
-            flush_l2<<<dev.prop.multiProcessorCount * 4, 256>>>(d_flush, flush_words);
+            flush_l2<<<dev.real.multiProcessorCount * 4, 256>>>(d_flush, flush_words);
             CHECK_LAUNCH();
             CHECK(cudaDeviceSynchronize());
             CHECK(cudaFree(d_flush));
@@ -280,7 +281,7 @@ int main(int argc, char** argv) {
     CHECK(cudaFuncSetAttribute(chase_global<true>, cudaFuncAttributePreferredSharedMemoryCarveout,
                                cudaSharedmemCarveoutMaxL1));
     chase_level("L1 (ld.global.ca)", (uint32_t)(L1_SPAN / L1_STRIDE), L1_STRIDE, true, false, 2);
-    uint32_t l2_nodes = (uint32_t)std::max<size_t>(1, (size_t)dev.prop.l2CacheSize / 4 / L2_STRIDE);
+    uint32_t l2_nodes = (uint32_t)std::max<size_t>(1, (size_t)dev.real.l2CacheSize / 4 / L2_STRIDE);
     chase_level("L2 (ld.global.cg)", l2_nodes, L2_STRIDE, false, false, 3);
     chase_level("DRAM (L2 flushed)", (uint32_t)dram_nodes, DRAM_STRIDE, false, true, 4);
     double dram_ns = rows.back().ns;
@@ -334,10 +335,10 @@ int main(int argc, char** argv) {
     }
     // Little's law: to keep a pipe busy, the work in flight = latency x throughput. Here: the bytes a
     // GPU must have requested and not yet received to stream DRAM at its peak.
-    double per_sm = dram_ns * dev.peak_gbps / dev.prop.multiProcessorCount;  // ns x GB/s = bytes
+    double per_sm = dram_ns * dev.peak_gbps / dev.real.multiProcessorCount;  // ns x GB/s = bytes
     std::printf("\nLittle's law: bytes in flight = latency x bandwidth = %.0f ns x %.0f GB/s = %.0f KB on the GPU,"
                 "\n  %.1f KB per SM (%d SMs); a lone load's latency: under load it grows, and so does this figure\n",
-                dram_ns, dev.peak_gbps, dram_ns * dev.peak_gbps / 1024, per_sm / 1024, dev.prop.multiProcessorCount);
+                dram_ns, dev.peak_gbps, dram_ns * dev.peak_gbps / 1024, per_sm / 1024, dev.real.multiProcessorCount);
     CHECK(cudaFree(d_t));
     return verdict.finish();
 }

@@ -114,7 +114,7 @@ int main(int argc, char** argv) {
     results.validate();
 
     DeviceInfo dev = select_device(args.device());
-    int grid = dev.prop.multiProcessorCount * blocks_per_sm;
+    int grid = dev.real.multiProcessorCount * blocks_per_sm;  // this GPU's SMs, also under a profile
     long long threads = (long long)grid * kBlock, warps = threads / 32;
 
     std::vector<int> strides = {0, 1, 2, 3, 4, 8, 16, 32, 33};  // 0 = broadcast

@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
     CHECK(cudaMalloc(&d_data, bytes));
     CHECK(cudaMalloc(&d_bins, nbins * sizeof(unsigned)));
     CHECK(cudaMemcpy(d_data, data.data(), bytes, cudaMemcpyHostToDevice));
-    size_t optin = dev.prop.sharedMemPerBlockOptin;
+    size_t optin = dev.smem_optin();  // what both the profile's GPU and this one accept (device.cuh)
     CHECK(cudaFuncSetAttribute(histogram_cluster, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)optin));
 
     // One launch configuration per cluster size; the grid is as many clusters as fit on the GPU at
@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
     auto zero = [&] { CHECK(cudaMemset(d_bins, 0, nbins * sizeof(unsigned))); };
     table.param("n", n);
     table.param("bins", nbins);
-    int grid_g = dev.prop.multiProcessorCount * (dev.prop.maxThreadsPerMultiProcessor / kBlock);
+    int grid_g = dev.real.multiProcessorCount * (dev.real.maxThreadsPerMultiProcessor / kBlock);  // one wave here
     table.add("global atomics", [&] { histogram_global<<<grid_g, kBlock>>>(d_data, n, d_bins); }, (double)bytes, check,
               zero);
     std::vector<cudaLaunchConfig_t> cfgs(4);

@@ -298,7 +298,7 @@ int main(int argc, char** argv) {
     auto grid_for = [&](const void* kernel) {
         int per_sm = 0;
         CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kBlock, 0));
-        return (int)std::min<long long>(tiles, (long long)std::max(per_sm, 1) * dev.prop.multiProcessorCount);
+        return (int)std::min<long long>(tiles, (long long)std::max(per_sm, 1) * dev.real.multiProcessorCount);  // this GPU's SMs
     };
     int g1 = grid_for((const void*)direct_global), g2 = grid_for((const void*)sync_staging),
         g3 = grid_for((const void*)async_pipeline<2>), g4 = grid_for((const void*)async_pipeline<2, true>), g5 = grid_for((const void*)async_bulk<2>),
@@ -309,7 +309,7 @@ int main(int argc, char** argv) {
     // GPU: a build for compute_75 that the driver JIT-compiles for an sm_90 GPU still has the
     // fallback (the manual's G 3.1: binary and PTX compatibility). So the kernel is asked, too.
     const bool cp_async = dev.cc() >= 80 && kernel_has_arch((const void*)async_pipeline<2>, 80);
-    std::printf("copy engine: %s\n", cp_async ? "cp.async (sm_80+, hardware-accelerated)"
+    std::printf("copy path: %s\n", cp_async ? "cp.async (sm_80+, hardware-accelerated)"
                                               : ("software fallback (same API, ordinary loads; kernels compiled for " +
                                                  kernel_arch_text((const void*)async_pipeline<2>) + ")").c_str());
 

@@ -168,8 +168,8 @@ int main(int argc, char** argv) {
         }
     };
     // One full wave of resident blocks: the SM's thread limit (2048 on sm_80/90, 1536 on sm_86/89,
-    // 1024 on sm_75) over the block size.
-    int grid = dev.prop.multiProcessorCount * (dev.prop.maxThreadsPerMultiProcessor / BLOCK);
+    // 1024 on sm_75) over the block size, of the GPU this runs on (dev.real, also under a profile).
+    int grid = dev.real.multiProcessorCount * (dev.real.maxThreadsPerMultiProcessor / BLOCK);
     grid = (int)std::min<long long>(grid, (n + 4LL * BLOCK - 1) / (4LL * BLOCK));  // small n: fewer blocks
     // Every version is checked before any is timed; the sum is set to -1 first, so a result never
     // written cannot pass. Work: each int read once (the partials are < 0.5% more).

@@ -118,9 +118,11 @@ int main(int argc, char** argv) {
 
     DeviceInfo dev = select_device(args.device());
     size_t big = (size_t)smem_kb * 1024;
-    if (big > dev.prop.sharedMemPerBlockOptin) {
+    // Under CUDA_LAB_PROFILE: the smaller of the profile's limit and this GPU's (device.cuh), since the
+    // opt-in below is set on this GPU.
+    if (big > dev.smem_optin()) {
         std::fprintf(stderr, "error: --smem-kb=%d exceeds this GPU's opt-in limit of %zu KB per block\n", smem_kb,
-                     dev.prop.sharedMemPerBlockOptin / 1024);
+                     dev.smem_optin() / 1024);
         return 2;
     }
     int seg = (int)(big / sizeof(int));

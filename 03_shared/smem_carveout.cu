@@ -60,9 +60,11 @@ int main(int argc, char** argv) {
 
     DeviceInfo dev = select_device(args.device());
     size_t smem = (size_t)smem_kb * 1024;
-    if (smem > dev.prop.sharedMemPerBlockOptin) {
+    // Under CUDA_LAB_PROFILE the limit is the smaller of the profile's GPU and this one (the attribute
+    // below is set on this GPU); the occupancy, its model and the timings are this GPU's (dev.real).
+    if (smem > dev.smem_optin()) {
         std::fprintf(stderr, "error: --smem-kb=%d exceeds this GPU's %zu KB per block\n", smem_kb,
-                     dev.prop.sharedMemPerBlockOptin / 1024);
+                     dev.smem_optin() / 1024);
         return 2;
     }
     int tile = (int)(smem / sizeof(int));
@@ -73,8 +75,8 @@ int main(int argc, char** argv) {
     cudaFuncAttributes attr;
     CHECK(cudaFuncGetAttributes(&attr, kernel));
     std::printf("%d KB shared/block (+%zu B reserved), %d threads, %d regs; SM: %zu KB shared max, %d threads max\n",
-                smem_kb, dev.prop.reservedSharedMemPerBlock, kBlock, attr.numRegs,
-                dev.prop.sharedMemPerMultiprocessor / 1024, dev.prop.maxThreadsPerMultiProcessor);
+                smem_kb, dev.real.reservedSharedMemPerBlock, kBlock, attr.numRegs,
+                dev.real.sharedMemPerMultiprocessor / 1024, dev.real.maxThreadsPerMultiProcessor);
 
     std::vector<int> in = random_vector<int>(n, -1000000, 1000000, 21), out(n), ref(n);
     mirror_add_cpu(in.data(), ref.data(), n, tile);
@@ -85,7 +87,7 @@ int main(int argc, char** argv) {
 
     // The occupancy model of cuda_occupancy.h (the header behind the Occupancy Calculator) takes
     // the carveout as an explicit input, so it shows what the hint is expected to do.
-    cudaOccDeviceProp occ_prop(dev.prop);
+    cudaOccDeviceProp occ_prop(dev.real);
     cudaOccFuncAttributes occ_attr(attr);
     auto model_blocks = [&](int carveout) {
         cudaOccDeviceState state;
@@ -123,7 +125,7 @@ int main(int argc, char** argv) {
         all_ok = all_ok && ok;
 
         double ms = bench_ms(launch, reps);
-        double occupancy = 100.0 * blocks * kBlock / dev.prop.maxThreadsPerMultiProcessor;
+        double occupancy = 100.0 * blocks * kBlock / dev.real.maxThreadsPerMultiProcessor;
         char label[32];
         std::snprintf(label, sizeof label, "%d%s%s%s", p, *carveout_name(p) ? " (" : "", carveout_name(p),
                       *carveout_name(p) ? ")" : "");
@@ -135,12 +137,12 @@ int main(int argc, char** argv) {
         // By hand at MaxShared: the SM's shared memory over one block's (dynamic + reserved), and the
         // thread / block limits. Registers are printed beside them; where they would be the limit,
         // the by-hand count is not compared with the API (below).
-        int by_smem = (int)(dev.prop.sharedMemPerMultiprocessor / (smem + dev.prop.reservedSharedMemPerBlock));
-        int by_threads = dev.prop.maxThreadsPerMultiProcessor / kBlock;
-        int by_regs = dev.prop.regsPerMultiprocessor / (std::max(attr.numRegs, 1) * kBlock);
-        int by_hand = std::min({by_smem, by_threads, dev.prop.maxBlocksPerMultiProcessor});
+        int by_smem = (int)(dev.real.sharedMemPerMultiprocessor / (smem + dev.real.reservedSharedMemPerBlock));
+        int by_threads = dev.real.maxThreadsPerMultiProcessor / kBlock;
+        int by_regs = dev.real.regsPerMultiprocessor / (std::max(attr.numRegs, 1) * kBlock);
+        int by_hand = std::min({by_smem, by_threads, dev.real.maxBlocksPerMultiProcessor});
         std::printf("by hand at MaxShared: min(%d by shared, %d by threads, %d by blocks) = %d (%d by registers)\n",
-                    by_smem, by_threads, dev.prop.maxBlocksPerMultiProcessor, by_hand, by_regs);
+                    by_smem, by_threads, dev.real.maxBlocksPerMultiProcessor, by_hand, by_regs);
         // Notes, not checks: the occupancy API against a host model of it, and the model itself, are
         // no GPU result (the kernel's results are checked above).
         if (by_regs >= by_hand) verdict.note(api_max_shared == by_hand, "API blocks/SM at 100% == by hand");

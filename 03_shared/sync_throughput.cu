@@ -116,17 +116,15 @@ int main(int argc, char** argv) {
     args.parse_or_exit();
 
     DeviceInfo dev = select_device(args.device());
-    const int sms = dev.prop.multiProcessorCount;
+    // A measurement of this GPU: its SMs, and as many blocks per SM as the occupancy API (which
+    // answers for this GPU) says, also under CUDA_LAB_PROFILE (device.cuh: yardsticks are dev.real's).
+    const int sms = dev.real.multiProcessorCount;
     std::vector<int> blocks = {32, 64, 128, 256, 512, 1024};
     if (only_block) blocks = {only_block};
 
     // Buffers for the largest wave: every SM full (at most maxThreadsPerMultiProcessor threads each).
-    // The blocks per SM come from the occupancy API, which answers for the GPU this runs on (dev.real),
-    // also under CUDA_LAB_PROFILE: the buffers take the larger of its limits and the profile's.
-    long long max_threads = (long long)sms * std::max(dev.prop.maxThreadsPerMultiProcessor,
-                                                      dev.real.maxThreadsPerMultiProcessor);
-    long long max_blocks = (long long)sms * std::max(dev.prop.maxBlocksPerMultiProcessor,
-                                                     dev.real.maxBlocksPerMultiProcessor);
+    long long max_threads = (long long)sms * dev.real.maxThreadsPerMultiProcessor;
+    long long max_blocks = (long long)sms * dev.real.maxBlocksPerMultiProcessor;
     uint32_t* d_out;
     long long* d_stamp;
     CHECK(cudaMalloc(&d_out, max_threads * sizeof(uint32_t)));
@@ -188,14 +186,16 @@ int main(int argc, char** argv) {
                         per_sm * ((block + 31) / 32), ms, r.clocks, r.ops_per_clock);
         }
     }
-    int guide = guide_figure(dev.prop.major, dev.prop.minor);
+    // The guide's figure for the GPU measured (dev.real), not the profile's.
+    const int major = dev.real.major, minor = dev.real.minor;
+    int guide = guide_figure(major, minor);
     std::printf("\nops = threads x barriers (G 5.4: a warp instruction = 32 operations); per SM, the median over SMs\n");
     if (guide)
-        std::printf("guide (G 5.4.3) for compute capability %d.%d: %d ops/clock/SM\n", dev.prop.major, dev.prop.minor,
+        std::printf("guide (G 5.4.3) for compute capability %d.%d: %d ops/clock/SM\n", major, minor,
                     guide);
     else
         std::printf("guide (G 5.4.3): 16 ops/clock/SM on 7.x and 8.x, no figure for compute capability %d.%d\n",
-                    dev.prop.major, dev.prop.minor);
+                    major, minor);
     if (bar_1024 > 0)
         std::printf("bar only, 1024-thread blocks: %.2f ops/clock/SM = %.2f warp barriers per clock\n", bar_1024,
                     bar_1024 / 32.0);

@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
     setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
     DeviceInfo dev = select_device(args.device());
     std::printf("concurrentKernels %d, %d SMs; %d kernels of 1 block x 256 threads, %d elements each\n",
-                dev.prop.concurrentKernels, dev.prop.multiProcessorCount, nk, n);
+                dev.prop.concurrentKernels, dev.real.multiProcessorCount, nk, n);
     std::printf("CUDA_DEVICE_MAX_CONNECTIONS=%s (hardware queues; more streams than this share queues and serialize)\n",
                 std::getenv("CUDA_DEVICE_MAX_CONNECTIONS"));
 

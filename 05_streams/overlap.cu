@@ -88,6 +88,9 @@ int main(int argc, char** argv) {
                 : dev.prop.asyncEngineCount == 1 ? "one copy at a time overlaps kernels"
                                                  : "no copy/kernel overlap on this device",
                 dev.prop.concurrentKernels, bytes / 1e6, chunks);
+    if (dev.profile)  // the attributes above are the profile's GPU's; what overlaps below is measured here
+        std::printf("profile %s: the timings and overlaps below are %s's (asyncEngineCount %d), not the profile's\n",
+                    dev.profile->key.c_str(), dev.real.name, dev.real.asyncEngineCount);
 
     // Pinned host memory: the copy engines read and write it directly. Pageable memory would go
     // through the driver's staging buffer, and cudaMemcpyAsync would not overlap (G 3.2.6.3).
@@ -210,7 +213,7 @@ int main(int argc, char** argv) {
     table.param("n", n);
     table.param("chunks", chunks);
     table.param("iters", iters);
-    table.param("async_engines", dev.prop.asyncEngineCount);
+    table.param("async_engines", dev.real.asyncEngineCount);  // the GPU measured
     table.add("H2D alone", h2d_all, 0);
     table.add("kernel alone", [&] { launch_kernel(0, n, iters, 0); }, 0);
     table.add("D2H alone", d2h_all, 0);
@@ -308,11 +311,11 @@ int main(int argc, char** argv) {
             int driver = 0, runtime = 0;
             CHECK(cudaDriverGetVersion(&driver));
             CHECK(cudaRuntimeGetVersion(&runtime));
-            std::string gpu = dev.prop.name;
+            std::string gpu = dev.real.name;  // the GPU measured, also under a profile
             if (gpu.find_first_of(",\"") != std::string::npos) gpu = "\"" + gpu + "\"";
             for (auto& o : ops)
                 std::fprintf(tf, "%s,%d.%d,%d.%d,%d.%d,overlap,%lld,%d,\"%s\",%d,%d,%s,%.4f,%.4f,%.4f,%d,%d,%s,%.4f,%.4f,%.4f\n",
-                             gpu.c_str(), dev.prop.major, dev.prop.minor, driver / 1000, driver % 1000 / 10,
+                             gpu.c_str(), dev.real.major, dev.real.minor, driver / 1000, driver % 1000 / 10,
                              runtime / 1000, runtime % 1000 / 10, n, iters, v.name.c_str(), v.streams, v.chunks,
                              v.breadth ? "breadth" : "depth", rows[vi]->ms, total, bound, o.stream, o.chunk,
                              op_name(o.op), o.ready, o.start, o.end);

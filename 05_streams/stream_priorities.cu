@@ -56,9 +56,10 @@ int main(int argc, char** argv) {
     const int threads = 256;
     int per_sm = 0;
     CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, flood_kernel, threads, 0));
-    long long blocks = (long long)waves * per_sm * dev.prop.multiProcessorCount;
+    // Waves of this GPU (the occupancy API answers for it): its SMs, also under CUDA_LAB_PROFILE.
+    long long blocks = (long long)waves * per_sm * dev.real.multiProcessorCount;
     std::printf("flood: %d kernels x %lld blocks (%d waves of %d per SM x %d SMs), %d us per block\n", flood, blocks,
-                waves, per_sm, dev.prop.multiProcessorCount, block_us);
+                waves, per_sm, dev.real.multiProcessorCount, block_us);
 
     cudaStream_t st_low, st_low2, st_high;
     CHECK(cudaStreamCreateWithPriority(&st_low, cudaStreamNonBlocking, least));

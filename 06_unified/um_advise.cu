@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
     unsigned long long* d_total;
     CHECK(cudaMalloc(&d_total, sizeof *d_total));
     const int block = 256;
-    int grid = dev.prop.multiProcessorCount * 8;
+    int grid = dev.real.multiProcessorCount * 8;  // 8 blocks per SM of this GPU, also under a profile
     // {cudaMemLocationTypeDevice, dev.id} and {cudaMemLocationTypeHost, id ignored}
     cudaMemLocation gpu = compat::device_location(dev.id), cpu = compat::host_location();
 

@@ -104,6 +104,10 @@ int main(int argc, char** argv) {
     size_t free_b = 0, total_b = 0;
     mem_get_info(&free_b, &total_b);
     size_t host_b = host_available_bytes();
+    // Under CUDA_LAB_PROFILE free_b is the profile's card; whether pages are evicted depends on the
+    // memory of the GPU this runs on (device.cuh), so an --oversubscribe buffer is compared with it.
+    size_t real_free = 0, real_total = 0;
+    CHECK(cudaMemGetInfo(&real_free, &real_total));
     std::printf("GPU memory: %.2f GB free of %.2f GB; host RAM available: %.2f GB\n", free_b / 1e9, total_b / 1e9,
                 host_b / 1e9);
     size_t bytes;
@@ -113,6 +117,11 @@ int main(int argc, char** argv) {
             std::printf("WARNING: --oversubscribe=%g asks for %.2f GB of managed memory, more than the %.2f GB free "
                         "on the GPU.\n         Pages will be evicted to host memory while kernels run. Never do "
                         "this on a GPU that others share.\n", over, bytes / 1e9, free_b / 1e9);
+        if (over >= 1.0 && bytes <= real_free)
+            std::printf("profile %s: the buffer is sized from its card, but %s has %.2f GB free: the buffer fits "
+                        "here,\n         no page is evicted, and the figures below are not those of an "
+                        "oversubscription\n", dev.profile ? dev.profile->key.c_str() : "", dev.real.name,
+                        real_free / 1e9);
         // Evicted pages need host RAM; keep half of what is available for everything else.
         if (host_b && bytes > host_b / 2)
             skip("--oversubscribe=" + std::to_string(over) + " needs " + std::to_string(bytes >> 20) +
@@ -124,8 +133,9 @@ int main(int argc, char** argv) {
     size_t n = bytes / sizeof(uint32_t);
     if (n == 0) skip("the buffer would be empty (no free GPU memory?)");
     bytes = n * sizeof(uint32_t);
+    const bool oversubscribed = over >= 1.0 && bytes > real_free;  // on the GPU this runs on
     std::printf("managed buffer: %.1f MB = %.3f x the free GPU memory%s; %d rounds\n", bytes / 1e6,
-                (double)bytes / free_b, over >= 1.0 ? " (OVERSUBSCRIBED)" : "", rounds);
+                (double)bytes / free_b, oversubscribed ? " (OVERSUBSCRIBED)" : "", rounds);
 
     // The link's own speed, in this run: pinned cudaMemcpy both ways (median of 9), on a buffer of at
     // most 64 MiB (allocated before the managed one; never more than the managed buffer).
@@ -148,7 +158,7 @@ int main(int argc, char** argv) {
     uint32_t* sink;
     CHECK(cudaMalloc(&sink, sizeof(uint32_t)));
     const int block = 256;
-    int grid = dev.prop.multiProcessorCount * 32;
+    int grid = dev.real.multiProcessorCount * 32;  // 32 blocks per SM of this GPU
     long page = sysconf(_SC_PAGESIZE);
     size_t stride = (size_t)std::max(page, 1024L) / sizeof(uint32_t);  // words per host page (4 KB: 1024)
     GpuTimer gt;
@@ -292,7 +302,7 @@ int main(int argc, char** argv) {
     std::printf("host -> GPU (pinned copy: %.2f GB/s)\n", h2d_link);
     line("GPU read pass, pages fault over to the GPU", median(g_touch), "one read per page: demand paging");
     floor_line("GPU read pass on resident pages", median(g_floor),
-               over >= 1.0 ? "still faults: the buffer does not fit" : "the floor: the reads alone");
+               oversubscribed ? "still faults: the buffer does not fit" : "the floor: the reads alone");
     double gpu_mig = migration("difference: demand paging host -> GPU", median(g_touch), median(g_floor), h2d_link);
     double to_gpu_ms = bulk("cudaMemPrefetchAsync to the GPU", median(to_gpu), h2d_link);
     line("GPU transform on resident pages", median(gpu_ms), "the kernel's work (GB/s: read + write)", 2.0);

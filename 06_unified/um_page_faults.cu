@@ -220,7 +220,7 @@ int main(int argc, char** argv) {
     std::printf("\nbook, Tesla P100 (720 GB/s peak), N = 2^20: 1 CPU init 2620.5 us = 5 GB/s; "
                 "2 GPU init 18.84 us = 670 GB/s (3, 4: no figure)\n");
     if (v1 && v2)
-        std::printf("here, %s: 1 CPU init %.1f GB/s; 2 GPU init %.1f GB/s: %.0fx (book 134x)\n", dev.prop.name,
+        std::printf("here, %s: 1 CPU init %.1f GB/s; 2 GPU init %.1f GB/s: %.0fx (book 134x)\n", dev.real.name,
                     v1->rate(), v2->rate(), v2->rate() / v1->rate());
     if (v1 && v4)
         std::printf("naive -> prefetched: %.1f -> %.1f GB/s = %.0fx (book: 5 -> 670 GB/s = 134x, naive -> GPU init)\n",

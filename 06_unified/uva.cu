@@ -92,6 +92,12 @@ int main(int argc, char** argv) {
     std::printf("unifiedAddressing %d, pageableMemoryAccess %d, canUseHostPointerForRegisteredMem %d, "
                 "pageableMemoryAccessUsesHostPageTables %d\n", unified, pageable, host_ptr_ok, host_tables);
     if (!unified) skip("this device does not use the unified address space (cudaDevAttrUnifiedAddressing = 0)");
+    // The notes below predict what cudaPointerGetAttributes answers, which is the real GPU's and
+    // platform's answer also under CUDA_LAB_PROFILE: they take the real attributes (device.cuh).
+    // canUseHostPointerForRegisteredMem is in no profile (the real value above, also under one).
+    int real_host_ptr_ok = 0, real_host_tables = 0;
+    CHECK(cudaDeviceGetAttribute(&real_host_ptr_ok, cudaDevAttrCanUseHostPointerForRegisteredMem, dev.id));
+    CHECK(cudaDeviceGetAttribute(&real_host_tables, cudaDevAttrPageableMemoryAccessUsesHostPageTables, dev.id));
 
     size_t bytes = (size_t)n * sizeof(float);
     size_t reg_bytes = (bytes + 4095) / 4096 * 4096;  // aligned_alloc wants a multiple of the alignment
@@ -133,9 +139,9 @@ int main(int argc, char** argv) {
     verdict.note(at[PAGEABLE].type == cudaMemoryTypeUnregistered, "malloc: Unregistered");
     verdict.note(host_kind(PINNED, true), "cudaMallocHost: Host, devicePointer = ptr");
     verdict.note(host_kind(MAPPED, true) && mapped_dev == p[MAPPED], "mapped: cudaHostGetDevicePointer = ptr");
-    verdict.note(host_kind(REGISTERED, host_ptr_ok != 0), "cudaHostRegister: Host, device alias");
+    verdict.note(host_kind(REGISTERED, real_host_ptr_ok != 0), "cudaHostRegister: Host, device alias");
     verdict.note(at[DEVICE].type == cudaMemoryTypeDevice && at[DEVICE].device == dev.id &&
-                      at[DEVICE].devicePointer == p[DEVICE] && (host_tables || at[DEVICE].hostPointer == nullptr),
+                      at[DEVICE].devicePointer == p[DEVICE] && (real_host_tables || at[DEVICE].hostPointer == nullptr),
                   "cudaMalloc: Device, no host alias");
     verdict.note(at[MANAGED].type == cudaMemoryTypeManaged && at[MANAGED].device == dev.id &&
                       at[MANAGED].devicePointer == p[MANAGED] && at[MANAGED].hostPointer == p[MANAGED],

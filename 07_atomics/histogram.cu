@@ -337,7 +337,7 @@ template <class K>
 int resident_grid(K kernel, int block, const DeviceInfo& dev, size_t items_per_thread_unit) {
     int per_sm = 0;
     CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0));
-    long long full = (long long)std::max(per_sm, 1) * dev.prop.multiProcessorCount;
+    long long full = (long long)std::max(per_sm, 1) * dev.real.multiProcessorCount;  // one wave on this GPU
     long long needed = (long long)((items_per_thread_unit + block - 1) / block);  // small inputs: fewer blocks
     return (int)std::max<long long>(1, std::min(full, needed));
 }
@@ -415,7 +415,7 @@ int main(int argc, char** argv) {
     }
     std::printf("grids (blocks): global %d, shared %d, per-warp %d, match_any %d, per-thread %d, lane-pair %d"
                 " (%d SMs)\n",
-                g_global, g_shared, g_warp, g_agg, g_priv, g_pair, dev.prop.multiProcessorCount);
+                g_global, g_shared, g_warp, g_agg, g_priv, g_pair, dev.real.multiProcessorCount);
 
     Verdict verdict;
     table.run(verdict, reps);

@@ -192,7 +192,7 @@ int main(int argc, char** argv) {
 
     int per_sm = 0;
     CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sum_grid_stride, BLOCK, 0));
-    long long grid = std::min<long long>((long long)per_sm * dev.prop.multiProcessorCount, (n + 8LL * BLOCK - 1) / (8LL * BLOCK));
+    long long grid = std::min<long long>((long long)per_sm * dev.real.multiProcessorCount, (n + 8LL * BLOCK - 1) / (8LL * BLOCK));
     grid = std::max<long long>(grid, 1);
     long long notes_blocks = (n + BLOCK - 1) / BLOCK;
 

@@ -16,9 +16,18 @@
 // every value) makes select_device() fill DeviceInfo::prop with that GPU's attributes, and
 // device_attribute(), mem_get_info() and can_access_peer() answer as that GPU would: a program
 // that asks through these (not cudaGetDeviceProperties / cudaDeviceGetAttribute / cudaMemGetInfo /
-// cudaDeviceCanAccessPeer) skips, falls back and sizes itself as on the learner's GPU. What it
-// measures is still the real GPU's, so peak_gbps and the clocks, the yardsticks of measured
-// figures, stay the real GPU's too (the banner prints both). An unknown name is a usage error (2).
+// cudaDeviceCanAccessPeer) skips, falls back and sizes itself as on the learner's GPU. An unknown
+// name is a usage error (2). The rule every program follows under a profile:
+//   - from the profile (dev.prop): feature gates, and the sizes a learner's GPU would choose
+//     (buffer sizes from its memory, which kernel variant fits its shared memory);
+//   - from the real GPU (dev.real): what the program MEASURES and the yardsticks it divides by:
+//     SM counts for waves, grids and per-SM rates, occupancy and its model, FP32 and DRAM peaks
+//     (peak_gbps, the clocks), L2 sizes of flushes and of "x the L2" ratios, resident warps;
+//   - an API call's argument never exceeds what the real GPU accepts: smem_optin() is the opt-in
+//     shared memory per block that both the profile's GPU and this one allow (min of the two);
+//   - where a size chosen from the profile meets a measurement (a buffer meant to oversubscribe a
+//     small card), the output says what the real GPU is.
+// The banner prints both GPUs.
 //
 // Gates that ask the binary too (the manual's G 3.1, binary and PTX compatibility): a kernel runs
 // the code compiled for the virtual architecture its PTX was generated for (__CUDA_ARCH__ =
@@ -66,9 +75,21 @@ struct DeviceInfo {
     double peak_gbps = 0.0;   // theoretical DRAM bandwidth of the real GPU, 1e9 B/s
     double profile_peak_gbps = 0.0;  // the same for the profile's GPU (0 without a profile)
     int cc() const { return prop.major * 10 + prop.minor; }
+    // Opt-in shared memory per block (cudaFuncAttributeMaxDynamicSharedMemorySize may be raised to
+    // this) that both the profile's GPU and the real one allow: a kernel that fits it fits both.
+    size_t smem_optin() const {
+        return prop.sharedMemPerBlockOptin < real.sharedMemPerBlockOptin ? prop.sharedMemPerBlockOptin
+                                                                         : real.sharedMemPerBlockOptin;
+    }
 };
 
 LAB_INLINE DeviceInfo device_info(int id);
+// device_info()'s part without CUDA calls (tests/unit/test_common.cpp checks it): d->prop = d->real
+// with every value of profile p applied, and d->profile_peak_gbps.
+LAB_INLINE void apply_profile(const DeviceProfile& p, DeviceInfo* d);
+// device_attribute()'s part without CUDA calls: attr's value under profile p, given the real GPU's
+// value of attr (real_value) and of cudaDevAttrL2CacheSize (real_l2).
+LAB_INLINE int profile_attribute(const DeviceProfile& p, cudaDeviceAttr attr, int real_value, int real_l2);
 
 // cudaDeviceGetAttribute through the profile: the profile's value where it has the attribute.
 LAB_INLINE int device_attribute(cudaDeviceAttr attr, int dev);
@@ -89,20 +110,25 @@ LAB_INLINE KernelArch kernel_built_for(const void* func);
 // Whether func's code was compiled for compute capability cc (e.g. 90) or newer.
 LAB_INLINE bool kernel_has_arch(const void* func, int cc);
 // Skips (77) unless func's code was compiled for cc or newer, e.g. "cluster_dsmem's kernels were
-// compiled for compute_75 (PTX JIT-compiled for this 9.0 GPU); thread block clusters need code
-// compiled for 9.0: build with make ARCH=sm_90 or ARCH=native". what: "cluster_dsmem's kernels".
+// compiled for compute_75 (its PTX compiled for this 9.0 GPU); thread block clusters need code
+// compiled for 9.0: build with make ARCH=sm_90 or ARCH=native ...". what: "cluster_dsmem's kernels".
 LAB_INLINE void require_kernel_arch(const void* func, int cc, const char* what, const char* feature);
-// "compute_75 (PTX JIT-compiled for this 9.0 GPU)" or "sm_90": how func's code came to be.
+// "compute_75 (its PTX compiled for this 9.0 GPU)" or "sm_90": how func's code came to be. The SASS
+// differs from the PTX's architecture when the driver JIT-compiled the PTX at load time, and also
+// when nvcc compiled it ahead of time for another target (-gencode arch=compute_75,code=sm_90):
+// either way the kernel runs the code of compute_75 (__CUDA_ARCH__ = 750).
 LAB_INLINE std::string kernel_arch_text(const void* func);
 
-// select_device() with the lowest architecture this program was built for (e.g. 750; 0: unknown),
-// which the inline select_device() below takes from the program's own __CUDA_ARCH_LIST__.
-LAB_INLINE DeviceInfo select_device_built_for(int id, bool banner, int lowest_arch);
+// select_device() with the lowest and highest architecture this program was built for (e.g. 750
+// and 900; 0: unknown), which the inline select_device() below takes from the program's own
+// __CUDA_ARCH_LIST__. Under a profile the banner says "code built for 7.5" (or "7.5 .. 9.0"), so that
+// tools/profile_run.py can tell a run on the wrong build from one on the build it names.
+LAB_INLINE DeviceInfo select_device_built_for(int id, bool banner, int lowest_arch, int highest_arch = 0);
 
 inline DeviceInfo select_device(int id, bool banner = true) {
 #ifdef __CUDA_ARCH_LIST__
     constexpr int built_for[] = {__CUDA_ARCH_LIST__};  // e.g. 750,800,860,890,900 (the portable build)
-    return select_device_built_for(id, banner, built_for[0]);
+    return select_device_built_for(id, banner, built_for[0], built_for[sizeof built_for / sizeof built_for[0] - 1]);
 #else
     return select_device_built_for(id, banner, 0);
 #endif
@@ -268,6 +294,44 @@ LAB_INLINE int profile_persisting_l2(const DeviceProfile& p, int real_persisting
     return (int)std::min(share, (double)real_persisting);
 }
 
+LAB_INLINE void apply_profile(const DeviceProfile& p, DeviceInfo* d) {
+    d->prop = d->real;
+    cudaDeviceProp& q = d->prop;
+    std::snprintf(q.name, sizeof q.name, "%s", p.gpu.c_str());
+    q.major = (int)p.get("major");
+    q.minor = (int)p.get("minor");
+    q.totalGlobalMem = (size_t)p.get("totalGlobalMem");
+    q.multiProcessorCount = (int)p.get("multiProcessorCount");
+    q.sharedMemPerBlock = (size_t)p.get("sharedMemPerBlock");
+    q.sharedMemPerBlockOptin = (size_t)p.get("sharedMemPerBlockOptin");
+    q.sharedMemPerMultiprocessor = (size_t)p.get("sharedMemPerMultiprocessor");
+    q.l2CacheSize = (int)p.get("l2CacheSize");
+    // L2 set-aside for persisting accesses exists from compute capability 8.0 (the programming
+    // guide); the profiles give no set-aside size, so the real GPU's share of its L2 is applied.
+    q.persistingL2CacheMaxSize = profile_persisting_l2(p, d->real.persistingL2CacheMaxSize, d->real.l2CacheSize);
+    if (q.persistingL2CacheMaxSize == 0) q.accessPolicyMaxWindowSize = 0;
+    q.maxThreadsPerMultiProcessor = (int)p.get("maxThreadsPerMultiProcessor");
+    q.maxBlocksPerMultiProcessor = (int)p.get("maxBlocksPerMultiProcessor");
+    q.regsPerMultiprocessor = (int)p.get("regsPerMultiprocessor");
+    q.memoryBusWidth = (int)p.get("memoryBusWidth");
+    q.managedMemory = (int)p.get("managedMemory");
+    q.concurrentManagedAccess = (int)p.get("concurrentManagedAccess");
+    q.pageableMemoryAccess = (int)p.get("pageableMemoryAccess");
+    q.pageableMemoryAccessUsesHostPageTables = (int)p.get("pageableMemoryAccessUsesHostPageTables");
+    q.hostNativeAtomicSupported = (int)p.get("hostNativeAtomicSupported");
+    q.canMapHostMemory = (int)p.get("canMapHostMemory");
+    q.unifiedAddressing = (int)p.get("unifiedAddressing");
+    q.asyncEngineCount = (int)p.get("asyncEngineCount");
+    q.concurrentKernels = (int)p.get("concurrentKernels");
+    q.ipcEventSupported = (int)p.get("ipcEventSupported");
+    q.clusterLaunch = (int)p.get("clusterLaunch");
+    q.memoryPoolsSupported = (int)p.get("memoryPoolsSupported");
+    // 1 KB of shared memory per block is reserved for the system from compute capability 8.0
+    // (the programming guide's shared memory sections for 8.x and 9.0); 7.x reserves none.
+    if (q.major < 8) q.reservedSharedMemPerBlock = 0;
+    d->profile_peak_gbps = 2.0 * p.get("memoryClockRate") * 1e3 * (p.get("memoryBusWidth") / 8.0) / 1e9;
+}
+
 LAB_INLINE DeviceInfo device_info(int id) {
     DeviceInfo d;
     d.id = id;
@@ -277,38 +341,44 @@ LAB_INLINE DeviceInfo device_info(int id) {
     d.peak_gbps = 2.0 * d.mem_clock_khz * 1e3 * (d.real.memoryBusWidth / 8.0) / 1e9;
     d.prop = d.real;
     d.profile = active_profile();
-    if (const DeviceProfile* p = d.profile) {
-        cudaDeviceProp& q = d.prop;
-        std::snprintf(q.name, sizeof q.name, "%s", p->gpu.c_str());
-        q.major = (int)p->get("major");
-        q.minor = (int)p->get("minor");
-        q.totalGlobalMem = (size_t)p->get("totalGlobalMem");
-        q.multiProcessorCount = (int)p->get("multiProcessorCount");
-        q.sharedMemPerBlock = (size_t)p->get("sharedMemPerBlock");
-        q.sharedMemPerBlockOptin = (size_t)p->get("sharedMemPerBlockOptin");
-        q.sharedMemPerMultiprocessor = (size_t)p->get("sharedMemPerMultiprocessor");
-        q.l2CacheSize = (int)p->get("l2CacheSize");
-        // L2 set-aside for persisting accesses exists from compute capability 8.0 (the programming
-        // guide); the profiles give no set-aside size, so the real GPU's share of its L2 is applied.
-        q.persistingL2CacheMaxSize = profile_persisting_l2(*p, d.real.persistingL2CacheMaxSize, d.real.l2CacheSize);
-        if (q.persistingL2CacheMaxSize == 0) q.accessPolicyMaxWindowSize = 0;
-        q.maxThreadsPerMultiProcessor = (int)p->get("maxThreadsPerMultiProcessor");
-        q.maxBlocksPerMultiProcessor = (int)p->get("maxBlocksPerMultiProcessor");
-        q.regsPerMultiprocessor = (int)p->get("regsPerMultiprocessor");
-        q.memoryBusWidth = (int)p->get("memoryBusWidth");
-        q.managedMemory = (int)p->get("managedMemory");
-        q.concurrentManagedAccess = (int)p->get("concurrentManagedAccess");
-        q.pageableMemoryAccess = (int)p->get("pageableMemoryAccess");
-        q.pageableMemoryAccessUsesHostPageTables = (int)p->get("pageableMemoryAccessUsesHostPageTables");
-        q.hostNativeAtomicSupported = (int)p->get("hostNativeAtomicSupported");
-        q.canMapHostMemory = (int)p->get("canMapHostMemory");
-        q.unifiedAddressing = (int)p->get("unifiedAddressing");
-        q.asyncEngineCount = (int)p->get("asyncEngineCount");
-        q.concurrentKernels = (int)p->get("concurrentKernels");
-        q.ipcEventSupported = (int)p->get("ipcEventSupported");
-        d.profile_peak_gbps = 2.0 * p->get("memoryClockRate") * 1e3 * (p->get("memoryBusWidth") / 8.0) / 1e9;
-    }
+    if (d.profile) apply_profile(*d.profile, &d);
     return d;
+}
+
+LAB_INLINE int profile_attribute(const DeviceProfile& p, cudaDeviceAttr attr, int v, int real_l2) {
+    switch (attr) {
+    case cudaDevAttrComputeCapabilityMajor: return (int)p.get("major");
+    case cudaDevAttrComputeCapabilityMinor: return (int)p.get("minor");
+    case cudaDevAttrMultiProcessorCount: return (int)p.get("multiProcessorCount");
+    case cudaDevAttrMaxSharedMemoryPerBlock: return (int)p.get("sharedMemPerBlock");
+    case cudaDevAttrMaxSharedMemoryPerBlockOptin: return (int)p.get("sharedMemPerBlockOptin");
+    case cudaDevAttrMaxSharedMemoryPerMultiprocessor: return (int)p.get("sharedMemPerMultiprocessor");
+    case cudaDevAttrReservedSharedMemoryPerBlock: return p.get("major") >= 8 ? v : 0;
+    case cudaDevAttrL2CacheSize: return (int)p.get("l2CacheSize");
+    case cudaDevAttrMaxPersistingL2CacheSize: return profile_persisting_l2(p, v, real_l2);
+    case cudaDevAttrMaxAccessPolicyWindowSize: return p.get("major") >= 8 ? v : 0;
+    case cudaDevAttrMaxThreadsPerMultiProcessor: return (int)p.get("maxThreadsPerMultiProcessor");
+    case cudaDevAttrMaxBlocksPerMultiprocessor: return (int)p.get("maxBlocksPerMultiProcessor");
+    case cudaDevAttrMaxRegistersPerMultiprocessor: return (int)p.get("regsPerMultiprocessor");
+    case cudaDevAttrMemoryClockRate: return (int)p.get("memoryClockRate");
+    case cudaDevAttrGlobalMemoryBusWidth: return (int)p.get("memoryBusWidth");
+    case cudaDevAttrClusterLaunch: return (int)p.get("clusterLaunch");
+    case cudaDevAttrManagedMemory: return (int)p.get("managedMemory");
+    case cudaDevAttrConcurrentManagedAccess: return (int)p.get("concurrentManagedAccess");
+    case cudaDevAttrPageableMemoryAccess: return (int)p.get("pageableMemoryAccess");
+    case cudaDevAttrPageableMemoryAccessUsesHostPageTables:
+        return (int)p.get("pageableMemoryAccessUsesHostPageTables");
+    case cudaDevAttrDirectManagedMemAccessFromHost:  // only where the GPU uses the host's page tables
+        return std::min(v, (int)p.get("pageableMemoryAccessUsesHostPageTables"));
+    case cudaDevAttrHostNativeAtomicSupported: return (int)p.get("hostNativeAtomicSupported");
+    case cudaDevAttrCanMapHostMemory: return (int)p.get("canMapHostMemory");
+    case cudaDevAttrUnifiedAddressing: return (int)p.get("unifiedAddressing");
+    case cudaDevAttrAsyncEngineCount: return (int)p.get("asyncEngineCount");
+    case cudaDevAttrConcurrentKernels: return (int)p.get("concurrentKernels");
+    case cudaDevAttrMemoryPoolsSupported: return (int)p.get("memoryPoolsSupported");
+    case cudaDevAttrIpcEventSupport: return (int)p.get("ipcEventSupported");
+    default: return v;  // not in the profiles (texture limits, alignment ...): the real GPU's
+    }
 }
 
 LAB_INLINE int device_attribute(cudaDeviceAttr attr, int dev) {
@@ -316,42 +386,9 @@ LAB_INLINE int device_attribute(cudaDeviceAttr attr, int dev) {
     CHECK(cudaDeviceGetAttribute(&v, attr, dev));
     const DeviceProfile* p = active_profile();
     if (!p) return v;
-    switch (attr) {
-    case cudaDevAttrComputeCapabilityMajor: return (int)p->get("major");
-    case cudaDevAttrComputeCapabilityMinor: return (int)p->get("minor");
-    case cudaDevAttrMultiProcessorCount: return (int)p->get("multiProcessorCount");
-    case cudaDevAttrMaxSharedMemoryPerBlock: return (int)p->get("sharedMemPerBlock");
-    case cudaDevAttrMaxSharedMemoryPerBlockOptin: return (int)p->get("sharedMemPerBlockOptin");
-    case cudaDevAttrMaxSharedMemoryPerMultiprocessor: return (int)p->get("sharedMemPerMultiprocessor");
-    case cudaDevAttrL2CacheSize: return (int)p->get("l2CacheSize");
-    case cudaDevAttrMaxPersistingL2CacheSize: {
-        int l2 = 0;
-        CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
-        return profile_persisting_l2(*p, v, l2);
-    }
-    case cudaDevAttrMaxAccessPolicyWindowSize: return p->get("major") >= 8 ? v : 0;
-    case cudaDevAttrMaxThreadsPerMultiProcessor: return (int)p->get("maxThreadsPerMultiProcessor");
-    case cudaDevAttrMaxBlocksPerMultiprocessor: return (int)p->get("maxBlocksPerMultiProcessor");
-    case cudaDevAttrMaxRegistersPerMultiprocessor: return (int)p->get("regsPerMultiprocessor");
-    case cudaDevAttrMemoryClockRate: return (int)p->get("memoryClockRate");
-    case cudaDevAttrGlobalMemoryBusWidth: return (int)p->get("memoryBusWidth");
-    case cudaDevAttrClusterLaunch: return (int)p->get("clusterLaunch");
-    case cudaDevAttrManagedMemory: return (int)p->get("managedMemory");
-    case cudaDevAttrConcurrentManagedAccess: return (int)p->get("concurrentManagedAccess");
-    case cudaDevAttrPageableMemoryAccess: return (int)p->get("pageableMemoryAccess");
-    case cudaDevAttrPageableMemoryAccessUsesHostPageTables:
-        return (int)p->get("pageableMemoryAccessUsesHostPageTables");
-    case cudaDevAttrDirectManagedMemAccessFromHost:  // only where the GPU uses the host's page tables
-        return std::min(v, (int)p->get("pageableMemoryAccessUsesHostPageTables"));
-    case cudaDevAttrHostNativeAtomicSupported: return (int)p->get("hostNativeAtomicSupported");
-    case cudaDevAttrCanMapHostMemory: return (int)p->get("canMapHostMemory");
-    case cudaDevAttrUnifiedAddressing: return (int)p->get("unifiedAddressing");
-    case cudaDevAttrAsyncEngineCount: return (int)p->get("asyncEngineCount");
-    case cudaDevAttrConcurrentKernels: return (int)p->get("concurrentKernels");
-    case cudaDevAttrMemoryPoolsSupported: return (int)p->get("memoryPoolsSupported");
-    case cudaDevAttrIpcEventSupport: return (int)p->get("ipcEventSupported");
-    default: return v;  // not in the profiles (texture limits, alignment ...): the real GPU's
-    }
+    int l2 = 0;
+    if (attr == cudaDevAttrMaxPersistingL2CacheSize) CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+    return profile_attribute(*p, attr, v, l2);
 }
 
 LAB_INLINE void mem_get_info(size_t* free_bytes, size_t* total_bytes) {
@@ -384,7 +421,7 @@ LAB_INLINE bool kernel_has_arch(const void* func, int cc) { return kernel_built_
 LAB_INLINE std::string kernel_arch_text(const void* func) {
     KernelArch k = kernel_built_for(func);
     auto dotted = [](int v) { return std::to_string(v / 10) + "." + std::to_string(v % 10); };
-    if (k.binary != k.ptx)  // SASS for another target than the PTX's: either JIT or -gencode arch=compute_X,code=sm_Y
+    if (k.binary != k.ptx)  // SASS for another target than the PTX's: JIT, or -gencode arch=compute_X,code=sm_Y
         return "compute_" + std::to_string(k.ptx) + " (its PTX compiled for this " + dotted(k.binary) + " GPU)";
     return "sm_" + std::to_string(k.ptx);
 }
@@ -397,7 +434,7 @@ LAB_INLINE void require_kernel_arch(const void* func, int cc, const char* what, 
          " or ARCH=native (G 3.1: a kernel runs the code of the architecture it was compiled for, not the GPU's)");
 }
 
-LAB_INLINE DeviceInfo select_device_built_for(int id, bool banner, int lowest_arch) {
+LAB_INLINE DeviceInfo select_device_built_for(int id, bool banner, int lowest_arch, int highest_arch) {
     const DeviceProfile* profile = active_profile();  // an unknown name exits 2 before any CUDA call
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
@@ -420,6 +457,12 @@ LAB_INLINE DeviceInfo select_device_built_for(int id, bool banner, int lowest_ar
                         profile->key.c_str(), d.prop.name, d.cc(), d.prop.multiProcessorCount,
                         d.prop.l2CacheSize >> 20, d.prop.totalGlobalMem >> 20, d.profile_peak_gbps,
                         profile->where.c_str());
+        if (profile && lowest_arch > 0) {
+            auto dotted = [](int a) { return std::to_string(a / 100) + "." + std::to_string(a / 10 % 10); };
+            std::string built = dotted(lowest_arch);
+            if (highest_arch > lowest_arch) built += " .. " + dotted(highest_arch);
+            std::printf(" | code built for %s", built.c_str());
+        }
         std::printf("\n");
     }
     if (lowest_arch > 0 && d.cc() * 10 < lowest_arch)

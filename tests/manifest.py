@@ -12,6 +12,8 @@ Each line:  chapter/program | test arguments | size option | options
     api-errors      the program makes failing CUDA API calls on purpose (to show the error codes):
                     compute-sanitizer runs it with --report-api-errors no, still checking its kernels
     timeout=S       seconds the GPU test may take (default 120)
+    own-arch        its Makefile builds it for architectures of its own whatever ARCH is
+                    (01_intro/compilation): tools/profile_run.py does not check its "code built for"
 
 tests/sweep.txt, the size sweep (load_sweep below; its header says the format), names every program
 of the manifest once more with the edge sizes tests/sweep.py runs it at.

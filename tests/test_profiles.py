@@ -1,6 +1,8 @@
 """common/profiles.h, the device profiles of CUDA_LAB_PROFILE: every profile gives every attribute
-that common/device.cuh applies, and every value names a published source (listed with an https URL
-in the table) or says `unpublished` with a note on why that value was chosen."""
+of device.cuh's profile_attributes(), and every value names a published source (listed with an https
+URL in the table) or says `unpublished` with a note on why that value was chosen. That device.cuh
+applies every one of them (to DeviceInfo::prop and device_attribute()) is the unit test
+profiles_applied (tests/unit/test_common.cpp, run by test_common.py)."""
 import re
 
 import pytest
@@ -58,7 +60,7 @@ def test_every_profile_every_attribute_with_a_source():
                     if s not in sources:
                         problems.append(f"{name} {a}: source {s!r} not listed")
         for a in set(p) - set(attrs) - {"_desc"}:
-            problems.append(f"{name} {a}: not an attribute device.cuh applies")
+            problems.append(f"{name} {a}: not in device.cuh's profile_attributes()")
     assert not problems, "\n".join(problems)
 
 

@@ -10,8 +10,16 @@ summary:
     profile t4 (build compute_75): 80 passed, 9 skipped, 0 failed
 
 Build the tree first, e.g. `make ARCH=compute_75` (PTX for Turing that the driver JIT-compiles for
-the GPU at hand: the kernels then run the code a Turing GPU would; --build only labels the
-summary). Without --profile the programs see the real GPU ("profile none").
+the GPU at hand: the kernels then run the code a Turing GPU would). Without --profile the programs
+see the real GPU ("profile none").
+
+A profile run must run the build it names, or its skips and passes say nothing about the profile's
+GPU (a t4 run on an sm_90 build skips everything at select_device). So under --profile a program
+FAILS when its banner does not name the profile, when it passes without a banner, when it skips
+with "this build has code for ..." (the build is newer than the profile's GPU), or, with --build
+compute_XX or sm_XX, when its banner's "code built for" (device.cuh, from __CUDA_ARCH_LIST__) is
+not that one architecture (except a program marked own-arch in the manifest: its Makefile sets its
+architectures whatever ARCH is).
 
 A program passes when it exits 0 with PASSED as its last line, is skipped when it exits 77 (its
 SKIPPED: line is the reason), and fails otherwise (its last line, or the exit code, or the
@@ -41,7 +49,13 @@ def profile_names(root):
     return re.findall(r"^profile\s+(\S+)", text, re.M)
 
 
-def run_one(root, program, profile, timeout):
+def build_arch(build):
+    """'compute_75' or 'sm_75' -> '7.5' (what the banner's "code built for" says); else None (no check)."""
+    m = re.fullmatch(r"(?:compute|sm)_(\d)(\d)[a-z]?", build or "")
+    return f"{m.group(1)}.{m.group(2)}" if m else None
+
+
+def run_one(root, program, profile, timeout, build=""):
     exe = root / program.name
     if not exe.exists():
         if program.options.get("opencv"):
@@ -64,14 +78,24 @@ def run_one(root, program, profile, timeout):
     last = lines[-1].strip() if lines else ""
     out = {"seconds": round(seconds, 2), "output": r.stdout[-4000:] + r.stderr[-2000:]}
     banner = next((ln for ln in lines if ln.startswith("GPU ")), "")
+    built = re.search(r"\| code built for (\d+\.\d+(?: \.\. \d+\.\d+)?)", banner)
+    want_arch = build_arch(build)
+    skip_reason = next((ln.strip()[len("SKIPPED:"):].strip() for ln in reversed(lines) if ln.startswith("SKIPPED:")),
+                       "")
     if profile and banner and f"profile {profile}:" not in banner:
         out.update(status="FAILED", reason=f"the banner does not name profile {profile}: {banner}")
+    elif profile and not banner and r.returncode == 0:
+        out.update(status="FAILED", reason=f"exit 0 under profile {profile} without a banner line (GPU ...)", alone=False)
+    elif profile and r.returncode == 77 and skip_reason.startswith("this build has code for"):
+        out.update(status="FAILED", reason=f"the build does not fit profile {profile}: {skip_reason}", alone=False)
+    elif profile and banner and want_arch and not program.options.get("own-arch") and \
+            (not built or built.group(1) != want_arch):
+        found = built.group(1) if built else "no 'code built for' in the banner"
+        out.update(status="FAILED", reason=f"not the build --build names ({build}): code built for {found}", alone=False)
     elif r.returncode == 0 and last == "PASSED":
         out.update(status="passed", reason="")
     elif r.returncode == 77:
-        reason = next((ln.strip()[len("SKIPPED:"):].strip() for ln in reversed(lines) if ln.startswith("SKIPPED:")),
-                      "exit 77 without a SKIPPED: line")
-        out.update(status="skipped", reason=reason)
+        out.update(status="skipped", reason=skip_reason or "exit 77 without a SKIPPED: line")
     else:
         err = [ln for ln in r.stderr.splitlines() if ln.strip()]
         reason = last if last.startswith("FAILED") else (err[-1].strip() if err else last) or "no output"
@@ -84,7 +108,8 @@ def main():
     ap.add_argument("--root", type=Path, default=HERE, help="the built tree (default: this one)")
     ap.add_argument("--manifest", type=Path, default=None, help="default: ROOT/tests/manifest.txt")
     ap.add_argument("--profile", default="", help="a name from common/profiles.h; empty: the real GPU")
-    ap.add_argument("--build", default="", help="what the tree was built for, e.g. compute_75 (the summary's label)")
+    ap.add_argument("--build", default="", help="what the tree was built for, e.g. compute_75: the summary's label, and "
+                    "under --profile each program's banner must say it (compute_XX / sm_XX)")
     ap.add_argument("--jobs", type=int, default=4, help="programs at a time (default 4)")
     ap.add_argument("--timeout", type=float, default=120, help="seconds per program unless the manifest says")
     ap.add_argument("--only", default="", help="a regular expression: run only the programs it matches")
@@ -106,10 +131,12 @@ def main():
         ap.error("no program of the manifest matches --only")
 
     with ThreadPoolExecutor(max_workers=a.jobs) as pool:
-        results = list(pool.map(lambda p: run_one(root, p, a.profile, a.timeout), programs))
+        results = list(pool.map(lambda p: run_one(root, p, a.profile, a.timeout, a.build), programs))
     for i, p in enumerate(programs):  # failures beside others: once more, alone
-        if results[i]["status"] == "FAILED" and a.jobs > 1 and results[i]["reason"] != "not built":
-            again = run_one(root, p, a.profile, a.timeout)
+        alone = results[i].pop("alone", True)  # False: a failure that running alone cannot change
+        if results[i]["status"] == "FAILED" and a.jobs > 1 and alone and results[i]["reason"] != "not built":
+            again = run_one(root, p, a.profile, a.timeout, a.build)
+            again.pop("alone", None)
             again["first_run"] = results[i]["reason"]
             results[i] = again
 

@@ -299,6 +299,112 @@ static void profiles_parse() {
     EXPECT(refused("source s http://example.com  plain http\n", "https"));
 }
 
+// Every value of every profile reaches DeviceInfo::prop (apply_profile, what device_info() does)
+// and device_attribute() (profile_attribute): each attribute of profile_attributes() has its check
+// below, so an attribute added to the table without being applied fails here. The real GPU is
+// made up with values no profile has, so a value left at the real GPU's shows.
+static void profiles_applied() {
+    std::string error;
+    std::vector<DeviceProfile> all = parse_profiles(lab_profiles::kTable, &error);
+    EXPECT(!all.empty());
+    cudaDeviceProp real{};
+    std::snprintf(real.name, sizeof real.name, "%s", "Made-up GPU");
+    real.major = 9, real.minor = 0, real.totalGlobalMem = 3ull << 40, real.multiProcessorCount = 999;
+    real.sharedMemPerBlock = 7777, real.sharedMemPerBlockOptin = 77777, real.sharedMemPerMultiprocessor = 777777;
+    real.reservedSharedMemPerBlock = 1024, real.l2CacheSize = 50 << 20, real.persistingL2CacheMaxSize = 30 << 20;
+    real.accessPolicyMaxWindowSize = 1 << 27, real.maxThreadsPerMultiProcessor = 9999;
+    real.maxBlocksPerMultiProcessor = 999, real.regsPerMultiprocessor = 99999, real.memoryBusWidth = 9999;
+    real.clusterLaunch = 7, real.managedMemory = 7, real.concurrentManagedAccess = 7, real.pageableMemoryAccess = 7;
+    real.pageableMemoryAccessUsesHostPageTables = 7, real.hostNativeAtomicSupported = 7, real.canMapHostMemory = 7;
+    real.unifiedAddressing = 7, real.asyncEngineCount = 7, real.concurrentKernels = 7, real.memoryPoolsSupported = 7;
+    real.ipcEventSupported = 7;
+    using F = std::function<long long(const DeviceInfo&)>;
+    const std::map<std::string, std::pair<F, cudaDeviceAttr>> fields = {
+        {"major", {[](const DeviceInfo& d) { return (long long)d.prop.major; }, cudaDevAttrComputeCapabilityMajor}},
+        {"minor", {[](const DeviceInfo& d) { return (long long)d.prop.minor; }, cudaDevAttrComputeCapabilityMinor}},
+        {"totalGlobalMem", {[](const DeviceInfo& d) { return (long long)d.prop.totalGlobalMem; }, cudaDevAttrMax}},
+        {"multiProcessorCount", {[](const DeviceInfo& d) { return (long long)d.prop.multiProcessorCount; },
+                                 cudaDevAttrMultiProcessorCount}},
+        {"sharedMemPerBlock", {[](const DeviceInfo& d) { return (long long)d.prop.sharedMemPerBlock; },
+                               cudaDevAttrMaxSharedMemoryPerBlock}},
+        {"sharedMemPerBlockOptin", {[](const DeviceInfo& d) { return (long long)d.prop.sharedMemPerBlockOptin; },
+                                    cudaDevAttrMaxSharedMemoryPerBlockOptin}},
+        {"sharedMemPerMultiprocessor", {[](const DeviceInfo& d) { return (long long)d.prop.sharedMemPerMultiprocessor; },
+                                        cudaDevAttrMaxSharedMemoryPerMultiprocessor}},
+        {"l2CacheSize", {[](const DeviceInfo& d) { return (long long)d.prop.l2CacheSize; }, cudaDevAttrL2CacheSize}},
+        {"maxThreadsPerMultiProcessor", {[](const DeviceInfo& d) { return (long long)d.prop.maxThreadsPerMultiProcessor; },
+                                         cudaDevAttrMaxThreadsPerMultiProcessor}},
+        {"maxBlocksPerMultiProcessor", {[](const DeviceInfo& d) { return (long long)d.prop.maxBlocksPerMultiProcessor; },
+                                        cudaDevAttrMaxBlocksPerMultiprocessor}},
+        {"regsPerMultiprocessor", {[](const DeviceInfo& d) { return (long long)d.prop.regsPerMultiprocessor; },
+                                   cudaDevAttrMaxRegistersPerMultiprocessor}},
+        {"memoryClockRate", {nullptr, cudaDevAttrMemoryClockRate}},  // not a cudaDeviceProp field in CUDA 13
+        {"memoryBusWidth", {[](const DeviceInfo& d) { return (long long)d.prop.memoryBusWidth; },
+                            cudaDevAttrGlobalMemoryBusWidth}},
+        {"clusterLaunch", {[](const DeviceInfo& d) { return (long long)d.prop.clusterLaunch; }, cudaDevAttrClusterLaunch}},
+        {"managedMemory", {[](const DeviceInfo& d) { return (long long)d.prop.managedMemory; }, cudaDevAttrManagedMemory}},
+        {"concurrentManagedAccess", {[](const DeviceInfo& d) { return (long long)d.prop.concurrentManagedAccess; },
+                                     cudaDevAttrConcurrentManagedAccess}},
+        {"pageableMemoryAccess", {[](const DeviceInfo& d) { return (long long)d.prop.pageableMemoryAccess; },
+                                  cudaDevAttrPageableMemoryAccess}},
+        {"pageableMemoryAccessUsesHostPageTables",
+         {[](const DeviceInfo& d) { return (long long)d.prop.pageableMemoryAccessUsesHostPageTables; },
+          cudaDevAttrPageableMemoryAccessUsesHostPageTables}},
+        {"hostNativeAtomicSupported", {[](const DeviceInfo& d) { return (long long)d.prop.hostNativeAtomicSupported; },
+                                       cudaDevAttrHostNativeAtomicSupported}},
+        {"canMapHostMemory", {[](const DeviceInfo& d) { return (long long)d.prop.canMapHostMemory; },
+                              cudaDevAttrCanMapHostMemory}},
+        {"unifiedAddressing", {[](const DeviceInfo& d) { return (long long)d.prop.unifiedAddressing; },
+                               cudaDevAttrUnifiedAddressing}},
+        {"asyncEngineCount", {[](const DeviceInfo& d) { return (long long)d.prop.asyncEngineCount; },
+                              cudaDevAttrAsyncEngineCount}},
+        {"concurrentKernels", {[](const DeviceInfo& d) { return (long long)d.prop.concurrentKernels; },
+                               cudaDevAttrConcurrentKernels}},
+        {"memoryPoolsSupported", {[](const DeviceInfo& d) { return (long long)d.prop.memoryPoolsSupported; },
+                                  cudaDevAttrMemoryPoolsSupported}},
+        {"ipcEventSupported", {[](const DeviceInfo& d) { return (long long)d.prop.ipcEventSupported; },
+                               cudaDevAttrIpcEventSupport}},
+        {"peerAccess", {nullptr, cudaDevAttrMax}},  // can_access_peer(): cudaDeviceCanAccessPeer's answer
+    };
+    for (auto& a : profile_attributes())
+        if (!fields.count(a)) {
+            std::printf("  %s: no check of how it is applied (add it to profiles_applied)\n", a.c_str());
+            EXPECT(false);
+        }
+    for (auto& p : all) {
+        DeviceInfo d;
+        d.real = real;
+        apply_profile(p, &d);
+        for (auto& f : fields) {
+            if (!p.has(f.first)) continue;
+            const long long want = p.get(f.first);
+            if (f.second.first && f.second.first(d) != want) {
+                std::printf("  %s %s: prop has %lld, the table %lld\n", p.key.c_str(), f.first.c_str(),
+                            f.second.first(d), want);
+                EXPECT(false);
+            }
+            if (f.second.second != cudaDevAttrMax && profile_attribute(p, f.second.second, 12345, 50 << 20) != want) {
+                std::printf("  %s %s: device_attribute() gives %d, the table %lld\n", p.key.c_str(), f.first.c_str(),
+                            profile_attribute(p, f.second.second, 12345, 50 << 20), want);
+                EXPECT(false);
+            }
+        }
+        EXPECT(std::string(d.prop.name) == p.gpu);
+        EXPECT(d.real.multiProcessorCount == 999);  // the real GPU's stays
+        const double peak = 2.0 * p.get("memoryClockRate") * 1e3 * (p.get("memoryBusWidth") / 8.0) / 1e9;
+        EXPECT(d.profile_peak_gbps > 0.99 * peak && d.profile_peak_gbps < 1.01 * peak);
+        const size_t optin = d.smem_optin();
+        EXPECT(optin == std::min<size_t>(p.get("sharedMemPerBlockOptin"), real.sharedMemPerBlockOptin));
+        // L2 persistence and the reserved 1 KB per block come with 8.0 (the programming guide)
+        const bool ampere = p.get("major") >= 8;
+        EXPECT((d.prop.persistingL2CacheMaxSize > 0) == ampere);
+        EXPECT(d.prop.persistingL2CacheMaxSize <= real.persistingL2CacheMaxSize);
+        EXPECT(d.prop.reservedSharedMemPerBlock == (ampere ? real.reservedSharedMemPerBlock : 0));
+        EXPECT(profile_attribute(p, cudaDevAttrReservedSharedMemoryPerBlock, 1024, 0) == (ampere ? 1024 : 0));
+        EXPECT(profile_attribute(p, cudaDevAttrTextureAlignment, 512, 0) == 512);  // not in the profiles
+    }
+}
+
 int main(int argc, char** argv) {
     std::map<std::string, std::function<void()>> cases = {
         {"args_values", args_values},     {"args_defaults", args_defaults}, {"args_errors", args_errors},
@@ -306,6 +412,7 @@ int main(int argc, char** argv) {
         {"compare_note", compare_note},
         {"corrupt_on", corrupt_on},       {"corrupt_off", corrupt_off},     {"corrupt_env", corrupt_env},
         {"timer_host", timer_host},       {"profiles_parse", profiles_parse},
+        {"profiles_applied", profiles_applied},
 #ifndef NO_OPENCV
         {"image_fallback", image_fallback},
 #endif

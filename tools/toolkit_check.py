@@ -72,9 +72,10 @@ def make_lines(args, cwd=ROOT):
 def to_job(line, cwd):
     """(cwd, source, argv without nvcc) for one nvcc command that compiles a .cu file (or common/'s
     library, a .cpp), else None."""
+    # the command alone: an exercise's rule goes on after it (`> .NAME.log 2>&1; rc=$?; \`, the
+    # rest of that shell line on the next), and the library's rule has `&& mv ...`
+    line = re.split(r"\s(?:>|&&|;|2>)", line, maxsplit=1)[0]
     argv = shlex.split(line)[1:]
-    if "&&" in argv:  # the library's rule: nvcc ... -o NAME.tmp$$ lab_common.cpp && mv ...
-        argv = argv[:argv.index("&&")]
     sources = [a for a in argv if a.endswith((".cu", ".cpp"))]
     if not sources:
         return None  # a link step (hello_multi.o ...)

@@ -122,7 +122,12 @@ def measure(prog, tree, lib, timeout, reserve_mib, work, deadline=None):
     t0 = time.monotonic()
     rc, stdout = run_one(tree / prog.name, [], env, timeout)
     status, note = status_of(rc, stdout)
-    reps = read_reports(folder)
+    # the processes that used the GPU: every process the library was loaded into leaves a report
+    # (a shell, a child that only prints), and one that allocated nothing and that NVML never saw
+    # holding GPU memory says nothing about the program's memory
+    reps = [r for r in read_reports(folder)
+            if r.get("allocs", 0) > 0 or r.get("nvml_process_peak", -1) > 0 or r.get("stack_limit", 0) > 0
+            or r.get("heap_limit", 0) > 0]
     row = {"program": prog.name, "status": status, "processes": len(reps), "note": note}
     if status == "timeout":
         row["note"] = f"stopped after {timeout} s: the peak until then"

@@ -59,6 +59,52 @@ def test_first_two_cells_are_the_same_everywhere():
         assert [source(c) for c in cells(ch)[1:5]] == first, ch
 
 
+NVCC_ARCHS = {"12.5": "compute_50 compute_52 compute_53 compute_60 compute_61 compute_62 compute_70 compute_72 "
+                      "compute_75 compute_80 compute_86 compute_87 compute_89 compute_90",
+              "13.0": "compute_75 compute_80 compute_86 compute_87 compute_88 compute_89 compute_90 compute_100 "
+                      "compute_110 compute_103 compute_120 compute_121"}
+
+
+# (GPU "name, compute_cap" or None, the driver's CUDA version or None, nvcc's release or None) -> the
+# line the first cell must print, and what it must not.
+FIRST_CELL_CASES = {
+    "no GPU, no nvcc": (None, None, None, "SKIPPED: no GPU in this runtime", "toolkit (nvcc)"),
+    "no GPU": (None, None, "12.5", "SKIPPED: no GPU in this runtime", "ready"),
+    "Kaggle P100": ("Tesla P100-PCIE-16GB, 6.0", "12.6", "12.5", "sm_60, below this lab's sm_75", "ready"),
+    "driver for CUDA 11": ("Tesla T4, 7.5", "11.8", "12.5", "needs a driver for CUDA 12.2 or newer", "CUDA 11.x"),
+    "no nvcc": ("Tesla T4, 7.5", "12.4", None, "SKIPPED: no CUDA toolkit (nvcc)", "ready"),
+    "nvcc 13 on a 12.x driver": ("Tesla T4, 7.5", "12.4", "13.0", "R580", "ready"),
+    "GPU newer than nvcc": ("NVIDIA RTX PRO 6000, 12.0", "12.9", "12.5", "sm_120, which nvcc 12.5 cannot compile for",
+                            "ready"),
+    "Colab (driver 12.4, nvcc 12.5)": ("Tesla T4, 7.5", "12.4", "12.5", "compilation (its forced-JIT row) and nvrtc_saxpy",
+                                       "SKIPPED:"),
+    "H100": ("NVIDIA H100 80GB HBM3, 9.0", "13.0", "13.0", "ready: GPU, driver and toolkit fit", "note:"),
+}
+
+
+@pytest.mark.parametrize("case", FIRST_CELL_CASES)
+def test_first_cell_advice(case, tmp_path):
+    # The first cell against a fake nvidia-smi and nvcc (tmp_path first on PATH): what it says for
+    # each runtime a learner may open (review of issue 33, items 1-3). An absent tool is a script
+    # that prints nothing (the cell adds /usr/local/cuda/bin to PATH only where no nvcc is found).
+    gpu, driver, release, expect, never = FIRST_CELL_CASES[case]
+    smi = ('case "$*" in *--query-gpu*) echo "%s, 550.54.15" ;; *) echo "| NVIDIA-SMI 550.54.15  Driver Version: '
+           '550.54.15  CUDA Version: %s |" ;; esac' % (gpu, driver)) if gpu else "exit 9"
+    nvcc = ('case "$*" in *--list-gpu-arch*) printf "%%s\\n" %s ;; *) echo "Cuda compilation tools, release %s, V%s.0" ;; esac'
+            % (NVCC_ARCHS[release], release, release)) if release else "exit 1"
+    for name, body in (("nvidia-smi", smi), ("nvcc", nvcc)):
+        (tmp_path / name).write_text("#!/bin/sh\n" + body + "\n")
+        (tmp_path / name).chmod(0o755)
+    code = source(cells(CHAPTERS[0])[2])
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                       env={**os.environ, "PATH": f"{tmp_path}:/usr/bin:/bin"})
+    assert r.returncode == 0, r.stderr
+    assert expect in r.stdout, r.stdout
+    assert never not in r.stdout, r.stdout
+    verdicts = [ln for ln in r.stdout.splitlines() if ln.startswith(("SKIPPED:", "ready:"))]
+    assert len(verdicts) == 1, r.stdout
+
+
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_every_program_has_its_cell(chapter):
     runs = [m for c in cells(chapter) if c["cell_type"] == "code"

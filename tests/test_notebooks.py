@@ -125,6 +125,46 @@ def test_every_program_has_its_readme_line():
     assert not missing, f"no row naming these programs in their chapter README's table: {missing}"
 
 
+def test_sh_stops_a_hanging_command():
+    # notebook_lab._sh's timeout fires while the output is still open (a child that keeps the pipe
+    # open, as a hung program under make does) and kills the command's children too (review of
+    # issue 33, item 4).
+    import notebook_lab
+    start = time.monotonic()
+    rc, out = notebook_lab._sh(["bash", "-c", "sleep 60 & echo child $!; sleep 60"], timeout=2, show=False)
+    assert time.monotonic() - start < 20 and rc == 124, (rc, out)
+    pid = int(re.search(r"child (\d+)", out).group(1))
+    for _ in range(50):  # the killed child is gone once its parent (this test's reaper: init) waits
+        if not os.path.exists(f"/proc/{pid}") or "Z" in open(f"/proc/{pid}/stat").read().split()[2]:
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail(f"the command's child {pid} survived the timeout")
+    rc, out = notebook_lab._sh(["bash", "-c", "echo done; exit 3"], timeout=20, show=False)
+    assert (rc, out) == (3, "done\n")
+
+
+@pytest.mark.parametrize("ncu, says", [
+    ("echo '    gpu__time_duration.sum       usecond         2.37'", "counters readable"),
+    ("echo '==ERROR== ERR_NVGPUCTRPERM - The user does not have permission'; exit 1", "ERR_NVGPUCTRPERM"),
+    ("echo '==PROF== Disconnected'; echo '    gpu__time_duration.sum       usecond         2.37'; exit 9",
+     "exited 9 without the metric"),
+    ("echo '==WARNING== No kernels were profiled.'", "exited 0 without the metric"),
+])
+def test_ncu_probe(ncu, says, tmp_path, monkeypatch):
+    # "counters readable" only where ncu exited 0 and printed the metric (review of issue 33, item 8);
+    # the make of the probe's program is not run here.
+    import notebook_lab
+    sh = notebook_lab._sh
+    monkeypatch.setattr(notebook_lab, "_sh", lambda cmd, **kw: (0, "") if cmd[0] == "make" else sh(cmd, **kw))
+    fake = tmp_path / "ncu"
+    fake.write_text("#!/bin/sh\n" + ncu + "\n")
+    fake.chmod(0o755)
+    line = notebook_lab.ncu_probe(str(fake))
+    assert says in line, line
+    assert ("counters readable" in line) == (says == "counters readable"), line
+
+
 def test_figures_follow_the_makefiles():
     import notebook_lab
     for ch in CHAPTERS:
@@ -220,12 +260,16 @@ def test_notebook_runs(chapter, tmp_path, monkeypatch, request):
             name = re.match(r'lab\.run\("([^"]+)"\)', source(c)).group(1)
             assert name in may_skip, f"{source(c)} skipped on a GPU:\n{text[-1500:]}"
     figures = outputs(next(c for c in code if source(c).startswith("lab.figures(")))
+    exercises = outputs(next(c for c in code if source(c).startswith("lab.exercises(")))
     check = outputs(next(c for c in code if source(c).startswith("lab.check(")))
     lab = outputs(next(c for c in code if source(c).startswith("lab.profile(")))
     summary = outputs(code[-1])
     # (make check may print FAILED inside a `not yet` line: the published exercises are unsolved)
     assert not re.search(r"^FAILED", figures, re.M), figures
     assert re.search(r"runs: .* 0 FAILED$", summary, re.M), summary
+    # the exercises' cell: make workspace and the list both ran, and the list names exercises
+    assert "[exit 0] make workspace" in exercises and not re.search(r"^FAILED", exercises, re.M), exercises
+    assert re.search(r"^\[exit 0\] [1-9]\d* exercise\(s\) listed", exercises, re.M), exercises
     if has_gpu:
         assert "ready:" in first, first
         if os.environ.get("NOTEBOOK_LAB") == "1":  # the published exercises are not yet solved

@@ -10,9 +10,10 @@ its chapter, and each runs from the first cell to the last (nbclient, against th
 Programs run at their test arguments (tests/manifest.txt; CUDA_LAB_NOTEBOOK_SIZES=test); the figures'
 programs at the sizes of the chapter's `make plots`. The programs are those that make test built (a
 notebook cell's make finds them up to date). The exercises' copies go to a temporary folder. The
-make check and lab (make profile) cells run only with NOTEBOOK_LAB=1: otherwise they print their
-SKIPPED line (tests/test_exercises.py checks the exercises, tools/gpu_check.sh's sanitizer phase
-the programs, and a GPU's make test stays shorter). NOTEBOOK_EXECUTED_DIR=DIR keeps the executed
+make check and lab (make profile) cells run only with NOTEBOOK_LAB=1 (tools/gpu_check.sh's
+notebooks phase sets it): otherwise they print their SKIPPED line (tests/test_exercises.py checks
+the exercises, tools/gpu_check.sh's sanitizer phase the programs, and a GPU's make test stays
+shorter). NOTEBOOK_EXECUTED_DIR=DIR keeps the executed
 notebooks there, with times.txt.
 """
 import json

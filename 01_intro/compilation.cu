@@ -130,7 +130,8 @@ static std::string ptx_refused_reason() {
     return "this driver is older than the toolkit: its PTX cannot be JIT-compiled (cudaErrorUnsupportedPtxVersion; "
            "the driver supports CUDA " + std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10) +
            ", this program was built with CUDA " + std::to_string(CUDART_VERSION / 1000) + "." +
-           std::to_string(CUDART_VERSION % 1000 / 10) + "; a newer driver, or a toolkit no newer than the driver, runs it)";
+           std::to_string(CUDART_VERSION % 1000 / 10) +
+           "; a newer driver, or a toolkit no newer than the driver, runs it)";
 }
 
 static std::string path(const Report& r) {

@@ -338,7 +338,8 @@ def ncu_probe(ncu):
     rc, _ = _sh(["make", "-s", "-C", str(ROOT / "01_intro"), "vector_add"], timeout=300, show=False)
     if rc != 0:
         return f"ncu: not probed (make vector_add in 01_intro exited {rc})"
-    cmd = [ncu, "--metrics", "gpu__time_duration.sum", "-c", "1", str(ROOT / "01_intro" / "vector_add"), "--n=1000", "--reps=1"]
+    cmd = [ncu, "--metrics", "gpu__time_duration.sum", "-c", "1", str(ROOT / "01_intro" / "vector_add"),
+           "--n=1000", "--reps=1"]
     rc, out = _sh(cmd, timeout=300, show=False)
     if rc == 0 and re.search(r"^\s+gpu__time_duration\.sum\s+\S+\s+[\d.,]+\s*$", out, re.M):
         return f"ncu: {ncu} (counters readable: the probe read gpu__time_duration.sum)"

@@ -17,6 +17,11 @@
 //         so a second run loads fast). A GPU newer than sm_90 has no SASS here and always takes the PTX path -
 //         the only way code runs on an architecture that did not exist at build time (G 3.1.4).
 //         Both runs compute y = x*x - 3x and are checked against the CPU.
+//         A driver older than the toolkit refuses the toolkit's PTX at the JIT
+//         (cudaErrorUnsupportedPtxVersion, "the provided PTX was compiled with an unsupported
+//         toolchain": Colab's nvcc 12.5 with a driver for CUDA 12.4): the SASS still runs, so the
+//         forced-JIT row says SKIPPED and the default run decides; where the PTX is the only code
+//         for this GPU (newer than sm_90, or CUDA_FORCE_PTX_JIT=1 already set) the program skips (77).
 //         `make -C 01_intro arch-lab` builds variants with other -arch / -gencode settings into
 //         a temporary directory and lists their contents with cuobjdump --list-elf / --list-ptx.
 // Build:  make compilation       Run: ./compilation [--n=1000003]
@@ -49,6 +54,7 @@ struct Report {
     int arch = -1, ptx = -1, binary = -1, cc = -1;
     long long mismatches = -1;
     double load_ms = 0;
+    bool ptx_refused = false;  // the driver cannot JIT-compile this toolkit's PTX (older than the toolkit)
 };
 
 // Loads the kernel (timed: this is where a JIT compile happens), runs it, checks it on the CPU.
@@ -58,8 +64,13 @@ Report run(int device, int n, bool banner, std::vector<int>* got = nullptr) {
     r.cc = dev.cc();
     cudaFuncAttributes fa;
     CpuTimer load;
-    CHECK(cudaFuncGetAttributes(&fa, poly));  // loads the module (lazy loading): SASS or JIT
+    cudaError_t loaded = cudaFuncGetAttributes(&fa, poly);  // loads the module (lazy loading): SASS or JIT
     r.load_ms = load.stop_ms();
+    if (loaded == cudaErrorUnsupportedPtxVersion) {  // PTX newer than this driver's JIT compiler knows
+        r.ptx_refused = true;
+        return r;
+    }
+    CHECK(loaded);  // cudaFuncGetAttributes: e.g. no SASS for this GPU and no PTX (cudaErrorNoKernelImageForDevice)
     r.ptx = fa.ptxVersion;
     r.binary = fa.binaryVersion;
 
@@ -112,9 +123,22 @@ Report run_jit_child(int device, int n, int* exit_code) {
     return r;
 }
 
+// Why the PTX did not run: the driver's CUDA version is older than the toolkit's that wrote the PTX.
+static std::string ptx_refused_reason() {
+    int driver = 0;
+    if (cudaDriverGetVersion(&driver) != cudaSuccess) driver = 0;
+    return "this driver is older than the toolkit: its PTX cannot be JIT-compiled (cudaErrorUnsupportedPtxVersion; "
+           "the driver supports CUDA " + std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10) +
+           ", this program was built with CUDA " + std::to_string(CUDART_VERSION / 1000) + "." +
+           std::to_string(CUDART_VERSION % 1000 / 10) +
+           "; a newer driver, or a toolkit no newer than the driver, runs it)";
+}
+
 static std::string path(const Report& r) {
     char buf[96];
-    if (r.ptx < r.binary)
+    if (r.ptx_refused)
+        std::snprintf(buf, sizeof buf, "SKIPPED: the driver refused the PTX (older than the toolkit)");
+    else if (r.ptx < r.binary)
         std::snprintf(buf, sizeof buf, "PTX compute_%d JIT-compiled for sm_%d", r.ptx, r.binary);
     else
         std::snprintf(buf, sizeof buf, "SASS sm_%d (or PTX of the same arch)", r.binary);
@@ -130,6 +154,8 @@ int main(int argc, char** argv) {
     Report jit = run_jit_child(args.device(), n, &child_rc);
     std::vector<int> y;
     Report def = run(args.device(), n, true, &y);  // skips here (77) when there is no GPU
+    if (def.ptx_refused) skip(ptx_refused_reason() + "; the default run found no SASS for this GPU either "
+                                    "(a GPU newer than sm_90, or CUDA_FORCE_PTX_JIT=1 set)");
     const char* env = std::getenv("CUDA_FORCE_PTX_JIT");
     if (env && *env == '1') std::printf("note: CUDA_FORCE_PTX_JIT=1 is already set: both runs use the PTX\n");
 
@@ -137,14 +163,24 @@ int main(int argc, char** argv) {
                 "code path");
     const Report* rows[2] = {&def, &jit};
     const char* names[2] = {"default", "CUDA_FORCE_PTX_JIT=1"};
-    for (int i = 0; i < 2; ++i)
-        std::printf("%-24s %13d %10d %13d %9.2f  %s\n", names[i], rows[i]->arch, rows[i]->ptx, rows[i]->binary,
-                    rows[i]->load_ms, path(*rows[i]).c_str());
+    for (int i = 0; i < 2; ++i) {
+        if (rows[i]->ptx_refused)
+            std::printf("%-24s %13s %10s %13s %9.2f  %s\n", names[i], "-", "-", "-", rows[i]->load_ms,
+                        path(*rows[i]).c_str());
+        else
+            std::printf("%-24s %13d %10d %13d %9.2f  %s\n", names[i], rows[i]->arch, rows[i]->ptx, rows[i]->binary,
+                        rows[i]->load_ms, path(*rows[i]).c_str());
+    }
 
     Verdict verdict;
     std::vector<int> x = random_vector<int>(n, -10000, 10000, 1), ref(n);
     poly_cpu(x.data(), ref.data(), n);
     verdict.exact("default run vs CPU", ref.data(), y.data(), n);
+    if (child_rc == 0 && jit.ptx_refused) {  // the SASS run above still checked the GPU's results
+        std::printf("  skip  %-34s SKIPPED: %s\n", "forced-JIT run vs CPU", ptx_refused_reason().c_str());
+        verdict.check(def.arch == 10 * def.ptx, "__CUDA_ARCH__ = 10 x ptxVersion");
+        return verdict.finish();
+    }
     verdict.check(child_rc == 0 && jit.mismatches == 0, "forced-JIT run vs CPU");
     verdict.check(def.arch == 10 * def.ptx && jit.arch == 10 * jit.ptx, "__CUDA_ARCH__ = 10 x ptxVersion");
     // JIT output is native code for exactly this GPU; the PTX it came from is the oldest one.

@@ -13,6 +13,10 @@
 //         cuModuleGetFunction and cuLaunchKernel, reached through cudaGetDriverEntryPoint. The
 //         guide points to the driver API (cuModuleLoadData); neither route links -lcuda, which
 //         would keep the program from starting on a machine without the driver.
+//         A driver older than NVRTC refuses NVRTC's PTX (cudaErrorUnsupportedPtxVersion, "the
+//         provided PTX was compiled with an unsupported toolchain": Colab's CUDA 12.5 with a driver
+//         for CUDA 12.4): the PTX row then says SKIPPED and the cubin decides; where the PTX is the
+//         only path (no cubin for this GPU from this NVRTC) the program skips (77).
 // Build:  make nvrtc_saxpy       (links -lnvrtc)
 // Run:    ./nvrtc_saxpy [--n=2^24] [--a=2.5] [--reps=20]
 // Output: NVRTC version, compile / load times and code sizes for both paths, kernel time and
@@ -56,7 +60,19 @@ struct Compiled {
     std::vector<char> code;  // cubin bytes, or NUL-terminated PTX text
     std::string target;
     double ms = 0;
+    bool ptx = false;
+    bool refused = false;  // PTX the driver cannot JIT-compile: it is older than this NVRTC
 };
+
+// Why the PTX did not run: NVRTC wrote PTX of a newer version than this driver's JIT compiler knows.
+static std::string ptx_refused_reason(int nvrtc_major, int nvrtc_minor) {
+    int driver = 0;
+    if (cudaDriverGetVersion(&driver) != cudaSuccess) driver = 0;
+    return "this driver is older than the toolkit: its PTX cannot be JIT-compiled (cudaErrorUnsupportedPtxVersion; "
+           "the driver supports CUDA " + std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10) +
+           ", the PTX came from NVRTC " + std::to_string(nvrtc_major) + "." + std::to_string(nvrtc_minor) +
+           "; a newer driver, or a toolkit no newer than the driver, runs it)";
+}
 
 // Compiles kSaxpySource for `arch` ("sm_90": SASS in a cubin; "compute_90": PTX for the driver).
 Compiled compile(const std::string& arch, bool cubin) {
@@ -87,6 +103,7 @@ Compiled compile(const std::string& arch, bool cubin) {
         NVRTC_CHECK(nvrtcGetPTX(prog, c.code.data()));
     }
     c.target = arch + (cubin ? " cubin" : " PTX");
+    c.ptx = !cubin;
     NVRTC_CHECK(nvrtcDestroyProgram(&prog));
     return c;
 }
@@ -141,10 +158,20 @@ int main(int argc, char** argv) {
     void* kargs[] = {(void*)&a, (void*)&d_x, (void*)&d_y, (void*)&d_out, (void*)&n};
     std::vector<compat::LoadedKernel> kernels(versions.size());
     std::vector<double> load_ms(versions.size());
+    std::vector<char> loaded(versions.size(), 0);  // to unload: a lazily loaded PTX may be refused at launch
+    // The driver refuses PTX newer than it knows at the load, or (lazy loading) at the first launch.
+    auto refused = [&](size_t k, cudaError_t e) {
+        if (e != cudaErrorUnsupportedPtxVersion || !versions[k].ptx) return false;
+        (void)cudaGetLastError();  // a load error, not a sticky one: clear it for the calls that follow
+        versions[k].refused = true;
+        return true;
+    };
     for (size_t k = 0; k < versions.size(); ++k) {
         CpuTimer t;
-        CHECK(compat::load_kernel(&kernels[k], versions[k].code.data(), "saxpy"));  // load + look up
+        cudaError_t e = compat::load_kernel(&kernels[k], versions[k].code.data(), "saxpy");  // load + look up
         load_ms[k] = t.stop_ms();
+        if (!refused(k, e)) CHECK(e);
+        loaded[k] = e == cudaSuccess;
     }
     auto launcher = [&](size_t k) {
         return [&, k] { CHECK(compat::launch_loaded(kernels[k], grid, block, kargs)); };
@@ -153,21 +180,37 @@ int main(int argc, char** argv) {
     // Validate every version before timing any of them.
     Verdict verdict;
     for (size_t k = 0; k < versions.size(); ++k) {
+        if (versions[k].refused) continue;
         CHECK(cudaMemset(d_out, 0xff, bytes));  // NaN pattern: a skipped element cannot pass
-        launcher(k)();
+        cudaError_t e = compat::launch_loaded(kernels[k], grid, block, kargs);
+        if (refused(k, e)) continue;
+        CHECK(e);
         CHECK(cudaDeviceSynchronize());
         CHECK(cudaMemcpy(out.data(), d_out, bytes, cudaMemcpyDeviceToHost));
         verdict.exact(versions[k].target, ref.data(), out.data(), n);
     }
+    std::string reason = ptx_refused_reason(nvrtc_major, nvrtc_minor);
+    bool any_ran = false;
+    for (const Compiled& v : versions) {
+        if (v.refused) std::printf("  skip  %-34s SKIPPED: %s\n", v.target.c_str(), reason.c_str());
+        any_ran |= !v.refused;
+    }
+    if (!any_ran) skip(reason + "; this NVRTC has no cubin for sm_" + std::to_string(real_cc) + " either");
 
     std::printf("\n%-18s %9s %11s %13s %10s %9s\n", "code", "bytes", "compile ms", "load+get ms", "kernel ms",
                 "GB/s");
     for (size_t k = 0; k < versions.size(); ++k) {
+        if (versions[k].refused) {
+            std::printf("%-18s %9zu %11.1f %13s %10s %9s\n", versions[k].target.c_str(), versions[k].code.size(),
+                        versions[k].ms, "refused", "-", "-");
+            continue;
+        }
         double ms = bench_ms(launcher(k), reps);
         std::printf("%-18s %9zu %11.1f %13.1f %10.3f %9.1f\n", versions[k].target.c_str(), versions[k].code.size(),
                     versions[k].ms, load_ms[k], ms, gbps(3.0 * bytes, ms));  // read x and y, write out
     }
-    for (auto& k : kernels) CHECK(compat::unload_kernel(k));
+    for (size_t k = 0; k < versions.size(); ++k)
+        if (loaded[k]) CHECK(compat::unload_kernel(kernels[k]));
     std::printf("compile time is paid once per run (NVRTC) or once per driver (PTX JIT, then cached)\n");
 
     CHECK(cudaFree(d_x));

@@ -43,24 +43,31 @@ drv = re.search(r"CUDA Version: (\d+)\.(\d+)", smi)
 print("GPU:    ", gpu[0] if gpu else "none")
 print("driver: ", f"supports CUDA {drv[1]}.{drv[2]}" if drv else "none")
 print("toolkit:", f"nvcc {nvcc[1]}.{nvcc[2]} ({shutil.which('nvcc')})" if nvcc else "no nvcc")
-cc = float(gpu[0].split(",")[1]) if gpu and len(gpu[0].split(",")) > 1 and re.match(r"\s*\d", gpu[0].split(",")[1]) else None
-if not nvcc:
+cc = gpu[0].split(",")[1].strip() if gpu and len(gpu[0].split(",")) > 1 else ""
+sm = int(float(cc) * 10) if re.fullmatch(r"\d+\.\d+", cc) else None  # 7.5 -> 75, 12.0 -> 120
+if not gpu or not drv:
+    print("SKIPPED: no GPU in this runtime: Colab: Runtime > Change runtime type > T4 GPU; Kaggle: Settings > Accelerator > GPU T4 x2; then run again")
+elif sm is not None and sm < 75:
+    print(f"SKIPPED: this GPU is sm_{sm}, below this lab's sm_75: on Kaggle choose GPU T4 x2, not P100")
+elif int(drv[1]) < 12:
+    print(f"SKIPPED: the driver supports CUDA {drv[1]}.{drv[2]}: this lab needs a driver for CUDA 12.2 or newer")
+elif not nvcc:
     print("SKIPPED: no CUDA toolkit (nvcc) here: use a runtime that has one (Colab, Kaggle), or install the CUDA Toolkit 12.2 or newer")
 elif (int(nvcc[1]), int(nvcc[2])) < (12, 2):
     print(f"SKIPPED: nvcc {nvcc[1]}.{nvcc[2]} is older than this lab's 12.2: install a newer CUDA Toolkit")
-elif not gpu or not drv:
-    print("SKIPPED: no GPU in this runtime: Colab: Runtime > Change runtime type > T4 GPU; Kaggle: Settings > Accelerator > GPU T4 x2; then run again")
-elif cc is not None and cc < 7.5:
-    print(f"SKIPPED: this GPU is sm_{int(cc * 10)}, below this lab's sm_75: on Kaggle choose GPU T4 x2, not P100")
 elif int(drv[1]) < int(nvcc[1]):
     print(f"SKIPPED: the driver supports CUDA {drv[1]}.{drv[2]}, older than this nvcc ({nvcc[1]}.{nvcc[2]}): programs it builds "
           "cannot start" + (" (CUDA 13 needs a driver of the R580 branch or newer)" if int(nvcc[1]) == 13 else "")
-          + f": use a CUDA {drv[1]}.x toolkit (the runtime's own), or a newer driver")
+          + f": use a CUDA {drv[1]}.x toolkit of 12.2 or newer (the runtime's own), or a newer driver")
+elif sm is not None and sm not in {int(a) for a in re.findall(r"compute_(\d+)\b", _out(["nvcc", "--list-gpu-arch"]))}:
+    print(f"SKIPPED: this GPU is sm_{sm}, which nvcc {nvcc[1]}.{nvcc[2]} cannot compile for (nvcc --list-gpu-arch): "
+          "install a newer CUDA Toolkit")
 else:
     if (int(drv[1]), int(drv[2])) < (int(nvcc[1]), int(nvcc[2])):
         print(f"note: the driver supports CUDA {drv[1]}.{drv[2]}, this nvcc is {nvcc[1]}.{nvcc[2]}: code built for this GPU "
               "(-arch=native, what the Makefiles do here) runs; PTX alone would not ('the provided PTX was compiled "
-              "with an unsupported toolchain')")
+              "with an unsupported toolchain'): 01_intro's compilation (its forced-JIT row) and nvrtc_saxpy (its PTX "
+              "row) show SKIPPED for that part")
     print("ready: GPU, driver and toolkit fit")
 
 # %% [markdown]

@@ -10,9 +10,10 @@ its chapter, and each runs from the first cell to the last (nbclient, against th
 Programs run at their test arguments (tests/manifest.txt; CUDA_LAB_NOTEBOOK_SIZES=test); the figures'
 programs at the sizes of the chapter's `make plots`. The programs are those that make test built (a
 notebook cell's make finds them up to date). The exercises' copies go to a temporary folder. The
-make check and lab (make profile) cells run only with NOTEBOOK_LAB=1: otherwise they print their
-SKIPPED line (tests/test_exercises.py checks the exercises, tools/gpu_check.sh's sanitizer phase
-the programs, and a GPU's make test stays shorter). NOTEBOOK_EXECUTED_DIR=DIR keeps the executed
+make check and lab (make profile) cells run only with NOTEBOOK_LAB=1 (tools/gpu_check.sh's
+notebooks phase sets it): otherwise they print their SKIPPED line (tests/test_exercises.py checks
+the exercises, tools/gpu_check.sh's sanitizer phase the programs, and a GPU's make test stays
+shorter). NOTEBOOK_EXECUTED_DIR=DIR keeps the executed
 notebooks there, with times.txt.
 """
 import json
@@ -59,6 +60,52 @@ def test_first_two_cells_are_the_same_everywhere():
         assert [source(c) for c in cells(ch)[1:5]] == first, ch
 
 
+NVCC_ARCHS = {"12.5": "compute_50 compute_52 compute_53 compute_60 compute_61 compute_62 compute_70 compute_72 "
+                      "compute_75 compute_80 compute_86 compute_87 compute_89 compute_90",
+              "13.0": "compute_75 compute_80 compute_86 compute_87 compute_88 compute_89 compute_90 compute_100 "
+                      "compute_110 compute_103 compute_120 compute_121"}
+
+
+# (GPU "name, compute_cap" or None, the driver's CUDA version or None, nvcc's release or None) -> the
+# line the first cell must print, and what it must not.
+FIRST_CELL_CASES = {
+    "no GPU, no nvcc": (None, None, None, "SKIPPED: no GPU in this runtime", "toolkit (nvcc)"),
+    "no GPU": (None, None, "12.5", "SKIPPED: no GPU in this runtime", "ready"),
+    "Kaggle P100": ("Tesla P100-PCIE-16GB, 6.0", "12.6", "12.5", "sm_60, below this lab's sm_75", "ready"),
+    "driver for CUDA 11": ("Tesla T4, 7.5", "11.8", "12.5", "needs a driver for CUDA 12.2 or newer", "CUDA 11.x"),
+    "no nvcc": ("Tesla T4, 7.5", "12.4", None, "SKIPPED: no CUDA toolkit (nvcc)", "ready"),
+    "nvcc 13 on a 12.x driver": ("Tesla T4, 7.5", "12.4", "13.0", "R580", "ready"),
+    "GPU newer than nvcc": ("NVIDIA RTX PRO 6000, 12.0", "12.9", "12.5", "sm_120, which nvcc 12.5 cannot compile for",
+                            "ready"),
+    "Colab (driver 12.4, nvcc 12.5)": ("Tesla T4, 7.5", "12.4", "12.5", "compilation (its forced-JIT row) and nvrtc_saxpy",
+                                       "SKIPPED:"),
+    "H100": ("NVIDIA H100 80GB HBM3, 9.0", "13.0", "13.0", "ready: GPU, driver and toolkit fit", "note:"),
+}
+
+
+@pytest.mark.parametrize("case", FIRST_CELL_CASES)
+def test_first_cell_advice(case, tmp_path):
+    # The first cell against a fake nvidia-smi and nvcc (tmp_path first on PATH): what it says for
+    # each runtime a learner may open (review of issue 33, items 1-3). An absent tool is a script
+    # that prints nothing (the cell adds /usr/local/cuda/bin to PATH only where no nvcc is found).
+    gpu, driver, release, expect, never = FIRST_CELL_CASES[case]
+    smi = ('case "$*" in *--query-gpu*) echo "%s, 550.54.15" ;; *) echo "| NVIDIA-SMI 550.54.15  Driver Version: '
+           '550.54.15  CUDA Version: %s |" ;; esac' % (gpu, driver)) if gpu else "exit 9"
+    nvcc = ('case "$*" in *--list-gpu-arch*) printf "%%s\\n" %s ;; *) echo "Cuda compilation tools, release %s, V%s.0" ;; esac'
+            % (NVCC_ARCHS[release], release, release)) if release else "exit 1"
+    for name, body in (("nvidia-smi", smi), ("nvcc", nvcc)):
+        (tmp_path / name).write_text("#!/bin/sh\n" + body + "\n")
+        (tmp_path / name).chmod(0o755)
+    code = source(cells(CHAPTERS[0])[2])
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                       env={**os.environ, "PATH": f"{tmp_path}:/usr/bin:/bin"})
+    assert r.returncode == 0, r.stderr
+    assert expect in r.stdout, r.stdout
+    assert never not in r.stdout, r.stdout
+    verdicts = [ln for ln in r.stdout.splitlines() if ln.startswith(("SKIPPED:", "ready:"))]
+    assert len(verdicts) == 1, r.stdout
+
+
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_every_program_has_its_cell(chapter):
     runs = [m for c in cells(chapter) if c["cell_type"] == "code"
@@ -77,6 +124,46 @@ def test_every_program_has_its_readme_line():
         if not notebook_lab._what_it_shows(p.name.split("/")[1]):
             missing.append(p.name)
     assert not missing, f"no row naming these programs in their chapter README's table: {missing}"
+
+
+def test_sh_stops_a_hanging_command():
+    # notebook_lab._sh's timeout fires while the output is still open (a child that keeps the pipe
+    # open, as a hung program under make does) and kills the command's children too (review of
+    # issue 33, item 4).
+    import notebook_lab
+    start = time.monotonic()
+    rc, out = notebook_lab._sh(["bash", "-c", "sleep 60 & echo child $!; sleep 60"], timeout=2, show=False)
+    assert time.monotonic() - start < 20 and rc == 124, (rc, out)
+    pid = int(re.search(r"child (\d+)", out).group(1))
+    for _ in range(50):  # the killed child is gone once its parent (this test's reaper: init) waits
+        if not os.path.exists(f"/proc/{pid}") or "Z" in open(f"/proc/{pid}/stat").read().split()[2]:
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail(f"the command's child {pid} survived the timeout")
+    rc, out = notebook_lab._sh(["bash", "-c", "echo done; exit 3"], timeout=20, show=False)
+    assert (rc, out) == (3, "done\n")
+
+
+@pytest.mark.parametrize("ncu, says", [
+    ("echo '    gpu__time_duration.sum       usecond         2.37'", "counters readable"),
+    ("echo '==ERROR== ERR_NVGPUCTRPERM - The user does not have permission'; exit 1", "ERR_NVGPUCTRPERM"),
+    ("echo '==PROF== Disconnected'; echo '    gpu__time_duration.sum       usecond         2.37'; exit 9",
+     "exited 9 without the metric"),
+    ("echo '==WARNING== No kernels were profiled.'", "exited 0 without the metric"),
+])
+def test_ncu_probe(ncu, says, tmp_path, monkeypatch):
+    # "counters readable" only where ncu exited 0 and printed the metric (review of issue 33, item 8);
+    # the make of the probe's program is not run here.
+    import notebook_lab
+    sh = notebook_lab._sh
+    monkeypatch.setattr(notebook_lab, "_sh", lambda cmd, **kw: (0, "") if cmd[0] == "make" else sh(cmd, **kw))
+    fake = tmp_path / "ncu"
+    fake.write_text("#!/bin/sh\n" + ncu + "\n")
+    fake.chmod(0o755)
+    line = notebook_lab.ncu_probe(str(fake))
+    assert says in line, line
+    assert ("counters readable" in line) == (says == "counters readable"), line
 
 
 def test_figures_follow_the_makefiles():
@@ -174,12 +261,16 @@ def test_notebook_runs(chapter, tmp_path, monkeypatch, request):
             name = re.match(r'lab\.run\("([^"]+)"\)', source(c)).group(1)
             assert name in may_skip, f"{source(c)} skipped on a GPU:\n{text[-1500:]}"
     figures = outputs(next(c for c in code if source(c).startswith("lab.figures(")))
+    exercises = outputs(next(c for c in code if source(c).startswith("lab.exercises(")))
     check = outputs(next(c for c in code if source(c).startswith("lab.check(")))
     lab = outputs(next(c for c in code if source(c).startswith("lab.profile(")))
     summary = outputs(code[-1])
     # (make check may print FAILED inside a `not yet` line: the published exercises are unsolved)
     assert not re.search(r"^FAILED", figures, re.M), figures
     assert re.search(r"runs: .* 0 FAILED$", summary, re.M), summary
+    # the exercises' cell: make workspace and the list both ran, and the list names exercises
+    assert "[exit 0] make workspace" in exercises and not re.search(r"^FAILED", exercises, re.M), exercises
+    assert re.search(r"^\[exit 0\] [1-9]\d* exercise\(s\) listed", exercises, re.M), exercises
     if has_gpu:
         assert "ready:" in first, first
         if os.environ.get("NOTEBOOK_LAB") == "1":  # the published exercises are not yet solved

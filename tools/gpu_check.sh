@@ -6,7 +6,8 @@
 #      and every program again with CUDA_LAB_CORRUPT=1, where it must print FAILED and exit 1:
 #      tests/test_corruption.py, summarised from $OUT/corruption.log),
 #      The chapter notebooks run there too (tests/test_notebooks.py: every program cell PASSED or
-#      SKIPPED, the figures drawn); the executed notebooks are kept in $OUT/notebooks/.
+#      SKIPPED, the figures drawn; their make check and lab cells say SKIPPED there); the executed
+#      notebooks are kept in $OUT/notebooks/.
 #   2b. 01_intro/nvrtc_saxpy built with -DCUDA_LAB_DRIVER_API_ROUTE: the route a CUDA 12.2-12.7 build
 #      takes (common/cuda_compat.cuh), run on this newer toolkit,
 #   3. compute-sanitizer memcheck (leak checking on), racecheck, initcheck and synccheck over every
@@ -22,23 +23,27 @@
 #      or skip with its reason,
 #   7. the peak device memory of every program at its defaults (tools/peak_memory.py): the table
 #      results/peak_memory/ is rewritten, and any default over a 4 GB card's budget fails,
-#   8. optionally (--full) every program once at its default size, output kept for the READMEs,
+#   8. the notebooks' exercise and lab cells (tests/test_notebooks.py with NOTEBOOK_LAB=1): each
+#      notebook again, now with make check (each published exercise `not yet`, with its hint) and
+#      make profile (ncu, compute-sanitizer: exit 0); executed notebooks in $OUT/notebooks_lab/,
+#      with times.txt (a phase of its own, so that --only can give it a call of its own),
+#   9. optionally (--full) every program once at its default size, output kept for the READMEs,
 # then a short summary. Logs go to $OUT (or ./gpu_check_out).
 # --only=PHASES runs the build and only the phases named (test, sanitize, mutants, stress, arch,
-# memory; comma list), for a machine whose calls are limited in time: e.g. --only=test, then
-# --only=mutants,stress, then --only=arch,memory.
+# memory, notebooks; comma list), for a machine whose calls are limited in time: e.g. --only=test,
+# then --only=mutants,stress, then --only=arch,memory, then --only=notebooks.
 # --sweep instead runs, after the build, the size sweep of tests/sweep.txt (tests/sweep.py): every
 # program at size 1, small odd sizes, just past a block or tile boundary, thin 2D shapes and the
 # largest sizes its --help allows (PASSED, or one "FAILED: out of memory" line and exit 1 where the
 # GPU is too small), plus compute-sanitizer memcheck at the small sizes. Options:
 #   tools/gpu_check.sh [--chapter=NN_name] [--full] [--no-sanitize] [--no-mutants] [--no-stress]
-#                      [--no-arch] [--no-memory] [--only=PHASES] [--stress-mode=shim,shared] [--jobs=N] [--sweep [--timeout=S]]
+#                      [--no-arch] [--no-memory] [--no-notebooks] [--only=PHASES] [--stress-mode=shim,shared] [--jobs=N] [--sweep [--timeout=S]]
 # (with --sweep, --chapter may list several: --chapter=01_intro,02_memory)
 # OpenCV: pkg-config, or OPENCV_DIR=/where/it/is in the environment, or ./.devlibs (see
 # tools/make_devlibs.sh) when neither has it.
 set -u
 cd "$(dirname "$0")/.."
-chapter= full=0 sanitize=1 jobs=4 sweep=0 timeout=180 mutants=1 stress=1 tests=1 arch=1 memory=1 stress_mode=shim,shared
+chapter= full=0 sanitize=1 jobs=4 sweep=0 timeout=180 mutants=1 stress=1 tests=1 arch=1 memory=1 notebooks=1 stress_mode=shim,shared
 for a in "$@"; do
     case $a in
         --chapter=*) chapter=${a#*=} ;;
@@ -48,17 +53,19 @@ for a in "$@"; do
         --no-stress) stress=0 ;;
         --no-arch) arch=0 ;;
         --no-memory) memory=0 ;;
+        --no-notebooks) notebooks=0 ;;
         --stress-mode=*) stress_mode=${a#*=} ;;
-        --only=*) only=",${a#*=},"; tests=0 sanitize=0 mutants=0 stress=0 arch=0 memory=0
-                  for ph in ${only//,/ }; do case $ph in test|sanitize|mutants|stress|arch|memory) ;;
-                      *) echo "$0: --only: unknown phase '$ph' (test, sanitize, mutants, stress, arch, memory)" >&2; exit 2 ;; esac; done
+        --only=*) only=",${a#*=},"; tests=0 sanitize=0 mutants=0 stress=0 arch=0 memory=0 notebooks=0
+                  for ph in ${only//,/ }; do case $ph in test|sanitize|mutants|stress|arch|memory|notebooks) ;;
+                      *) echo "$0: --only: unknown phase '$ph' (test, sanitize, mutants, stress, arch, memory, notebooks)" >&2; exit 2 ;; esac; done
                   [[ $only == *,test,* ]] && tests=1; [[ $only == *,sanitize,* ]] && sanitize=1
                   [[ $only == *,mutants,* ]] && mutants=1; [[ $only == *,stress,* ]] && stress=1
-                  [[ $only == *,arch,* ]] && arch=1; [[ $only == *,memory,* ]] && memory=1 ;;
+                  [[ $only == *,arch,* ]] && arch=1; [[ $only == *,memory,* ]] && memory=1
+                  [[ $only == *,notebooks,* ]] && notebooks=1 ;;
         --jobs=*) jobs=${a#*=} ;;
         --sweep) sweep=1 ;;
         --timeout=*) timeout=${a#*=} ;;
-        *) echo "usage: $0 [--chapter=NN_name] [--full] [--no-sanitize] [--no-mutants] [--no-stress] [--no-arch] [--no-memory] [--only=test,sanitize,mutants,stress,arch,memory] [--stress-mode=shim,shared] [--jobs=N] [--sweep [--timeout=S]]" >&2; exit 2 ;;
+        *) echo "usage: $0 [--chapter=NN_name] [--full] [--no-sanitize] [--no-mutants] [--no-stress] [--no-arch] [--no-memory] [--no-notebooks] [--only=test,sanitize,mutants,stress,arch,memory,notebooks] [--stress-mode=shim,shared] [--jobs=N] [--sweep [--timeout=S]]" >&2; exit 2 ;;
     esac
 done
 out=${OUT:-gpu_check_out}
@@ -162,6 +169,18 @@ if [ $memory = 1 ] && [ -z "$chapter" ]; then
     mem_summary=$(grep "^peak memory:" "$out/peak_memory.txt" | tail -1)
 fi
 
+nb_rc=0 nb_summary="notebook lab cells: not run"
+if [ $notebooks = 1 ]; then
+    echo "== the notebooks' exercise and lab cells (NOTEBOOK_LAB=1; log $out/notebooks_lab.log, notebooks in $out/notebooks_lab/)"
+    rm -rf "$out/notebooks_lab"
+    NOTEBOOK_LAB=1 NOTEBOOK_EXECUTED_DIR="$out/notebooks_lab" tools/run_tests.sh -k test_notebook_runs \
+        ${chapter:+--chapter=$chapter} >"$out/notebooks_lab.log" 2>&1
+    nb_rc=$?
+    grep -E "^(FAILED|ERROR) |^SKIPPED \[" "$out/notebooks_lab.log" | head -20
+    cat "$out/notebooks_lab/times.txt" 2>/dev/null
+    nb_summary="notebook lab cells: $(grep -E "[0-9]+ (passed|failed)" "$out/notebooks_lab.log" | tail -1) (exit $nb_rc)"
+fi
+
 if [ $full = 1 ]; then
     echo "== full-size runs (output in $out/full_runs.txt)"
     : >"$out/full_runs.txt"
@@ -184,4 +203,5 @@ echo "$mut_summary"
 echo "$stress_summary"
 echo "$arch_summary"
 echo "${mem_summary:-peak memory: no summary line}"
-[ $test_rc = 0 ] && [ $san_rc = 0 ] && [ $route_rc = 0 ] && [ $mut_rc = 0 ] && [ $stress_rc = 0 ] && [ $arch_rc = 0 ] && [ $mem_rc = 0 ]
+echo "$nb_summary"
+[ $test_rc = 0 ] && [ $san_rc = 0 ] && [ $route_rc = 0 ] && [ $mut_rc = 0 ] && [ $stress_rc = 0 ] && [ $arch_rc = 0 ] && [ $mem_rc = 0 ] && [ $nb_rc = 0 ]

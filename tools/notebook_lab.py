@@ -17,11 +17,15 @@ Environment (the test suite, tests/test_notebooks.py, sets them; a learner needs
                                    the test suite checks the exercises and the sanitizers elsewhere)
 """
 import os
+import codecs
 import re
+import select
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -71,7 +75,9 @@ def readme_link(anchor=""):
 
 
 def _sh(cmd, cwd=None, env=None, timeout=900, show=True):
-    """Runs cmd (a list), shows its output as it comes; returns (exit code, output)."""
+    """Runs cmd (a list), shows its output as it comes; returns (exit code, output). After timeout
+    seconds (or when the cell is interrupted) the command and every process it started are killed
+    (it runs in a process group of its own): exit code 124 and a line "(stopped after N s)"."""
     if show:
         rel = Path(cwd).relative_to(ROOT) if cwd and Path(cwd).is_relative_to(ROOT) else cwd
         where = f"(cd {rel} && " if cwd and str(rel) != "." else ""
@@ -80,19 +86,39 @@ def _sh(cmd, cwd=None, env=None, timeout=900, show=True):
     for k in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL"):  # a make that started the tests is not ours
         env.pop(k, None)
     p = subprocess.Popen([str(c) for c in cmd], cwd=cwd, env=env, stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, text=True, errors="replace")
-    lines = []
+                         stderr=subprocess.STDOUT, start_new_session=True)
+    decode = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    chunks, fd, deadline = [], p.stdout.fileno(), time.monotonic() + timeout
+    rc = None
     try:
-        for line in p.stdout:
-            lines.append(line)
+        while True:  # read with the deadline in force: a program that hangs must not hang the cell
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            if not select.select([fd], [], [], min(left, 1.0))[0]:
+                continue
+            data = os.read(fd, 65536)
+            if not data:  # end of output: the command closed it (it normally exits now)
+                try:
+                    rc = p.wait(timeout=max(deadline - time.monotonic(), 0.01))
+                except subprocess.TimeoutExpired:
+                    pass
+                break
+            text = decode.decode(data)
+            chunks.append(text)
             if show:
-                print(line, end="", flush=True)
-        rc = p.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        rc = 124
-        print(f"(stopped after {timeout} s)")
-    return rc, "".join(lines)
+                print(text, end="", flush=True)
+    finally:
+        if rc is None:  # the deadline passed, or the cell was interrupted: the whole group goes
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            p.wait()
+            print(f"\n(stopped after {timeout} s)" if time.monotonic() >= deadline else "\n(stopped)", flush=True)
+            rc = 124
+        p.stdout.close()
+    return rc, "".join(chunks) + decode.decode(b"", final=True)
 
 
 def _make(*targets, show=True):
@@ -224,9 +250,17 @@ def workspace_dir():
 
 
 def exercises():
-    """make workspace (copies the exercises; never overwrites yours), then the list of them."""
-    _make("workspace", *_ws_args())
-    _sh([sys.executable, "tools/exercises.py", "list", _chapter], cwd=ROOT)
+    """make workspace (copies the exercises; never overwrites yours), then the list of them; each
+    step ends with its `[exit N]` line, and a step that fails, or an empty list, with a FAILED line."""
+    rc, _ = _make("workspace", *_ws_args())
+    print(f"[exit {rc}] make workspace")
+    if rc != 0:
+        print(f"FAILED: make workspace exited {rc}: no copies of the exercises to edit")
+    rc, out = _sh([sys.executable, "tools/exercises.py", "list", _chapter], cwd=ROOT)
+    listed = len(out.strip().splitlines()) if rc == 0 else 0
+    print(f"[exit {rc}] {listed} exercise(s) listed")
+    if rc != 0 or listed == 0:
+        print(f"FAILED: tools/exercises.py list {_chapter} " + (f"exited {rc}" if rc else "listed no exercise"))
     print(f"your copies: {workspace_dir()}  (the exercises' README: {readme_link().replace('README.md', 'exercises/README.md')})")
 
 
@@ -287,26 +321,35 @@ def profile():
     if os.environ.get("CUDA_LAB_NOTEBOOK_LAB") == "skip":
         print("SKIPPED: the lab (CUDA_LAB_NOTEBOOK_LAB=skip)")
         return
-    env = {}
     san = shutil.which("compute-sanitizer")
     print(f"compute-sanitizer: {san or 'not found: the lab leaves its steps out'}")
     ncu = shutil.which("ncu")
     if not ncu:
         print("ncu: not installed (Nsight Compute is not part of this runtime): the lab leaves its steps out")
     else:
-        probe = ROOT / "01_intro" / "vector_add"
-        subprocess.run(["make", "-s", "-C", str(ROOT / "01_intro"), "vector_add"], capture_output=True)
-        p = subprocess.run([ncu, "--metrics", "gpu__time_duration.sum", "-c", "1", str(probe), "--n=1000", "--reps=1"],
-                           capture_output=True, text=True, errors="replace")
-        if "ERR_NVGPUCTRPERM" in p.stdout + p.stderr:
-            print("ncu: ERR_NVGPUCTRPERM: this runtime keeps the GPU performance counters for administrators, "
-                  "and a notebook cannot change that (the driver's NVreg_RestrictProfilingToAdminUsers): "
-                  "the lab leaves its ncu steps out; the exercises' README quotes the H100 figures instead")
-            env["NCU"] = "ncu-without-counter-permission"  # lab.sh skips a tool it cannot find
-        else:
-            print(f"ncu: {ncu} (counters readable)")
-    rc, _ = _sh(["make", "--no-print-directory", "profile"], cwd=ROOT / _chapter, env=env)
+        print(ncu_probe(ncu))
+    # lab.sh runs its ncu steps whenever ncu is on PATH: where the probe failed, they print ncu's own error
+    rc, _ = _sh(["make", "--no-print-directory", "profile"], cwd=ROOT / _chapter)
     print(f"[make profile exited {rc}]")
+
+
+def ncu_probe(ncu):
+    """One line: whether ncu reads a metric here (01_intro's vector_add, gpu__time_duration.sum)."""
+    rc, _ = _sh(["make", "-s", "-C", str(ROOT / "01_intro"), "vector_add"], timeout=300, show=False)
+    if rc != 0:
+        return f"ncu: not probed (make vector_add in 01_intro exited {rc})"
+    cmd = [ncu, "--metrics", "gpu__time_duration.sum", "-c", "1", str(ROOT / "01_intro" / "vector_add"),
+           "--n=1000", "--reps=1"]
+    rc, out = _sh(cmd, timeout=300, show=False)
+    if rc == 0 and re.search(r"^\s+gpu__time_duration\.sum\s+\S+\s+[\d.,]+\s*$", out, re.M):
+        return f"ncu: {ncu} (counters readable: the probe read gpu__time_duration.sum)"
+    if "ERR_NVGPUCTRPERM" in out:
+        return ("ncu: ERR_NVGPUCTRPERM: this runtime keeps the GPU performance counters for administrators, "
+                "and a notebook cannot change that (the driver's NVreg_RestrictProfilingToAdminUsers): "
+                "the lab's ncu steps below fail with the same error; the exercises' README quotes the H100 figures")
+    last = [ln for ln in out.strip().splitlines() if ln.strip()][-3:]
+    return (f"ncu: the probe ({shlex.join(cmd[:-3])} vector_add) exited {rc} without the metric: "
+            + " | ".join(last) + "; the lab's ncu steps below show ncu's own messages")
 
 
 def summary():

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Runs the test suite with a Python that has pytest, matplotlib and cuobjdump (tests/sass.py). If the
+# Runs the test suite with a Python that has pytest, matplotlib, cuobjdump (tests/sass.py) and the
+# notebook packages (jupytext, nbformat, nbclient, ipykernel: tests/test_notebooks.py runs every
+# chapter's notebook, and without them those tests would only report themselves skipped). If the
 # system python3 lacks them, it creates .venv from requirements.txt (once; again when requirements.txt changes) and
 # uses that. Offline with no way to install, a python3 that has pytest alone still runs
-# everything but the plotting tests, which report themselves skipped. Arguments go to pytest
+# everything but the plotting and notebook tests, which report themselves skipped. Arguments go to pytest
 # (--chapter=NN_name selects one chapter). `run_tests.sh --setup` only makes the Python ready
 # (.venv as above; always exit 0: a failure is reported when the tests start): the top-level
 # `make test` runs it while the programs compile, so that the tests find it ready.
@@ -26,17 +28,18 @@ install() {  # requirements.txt into .venv; the stamp records the requirements.t
 setup() {  # sets py, making or updating .venv where needed; 1: no python3 with pytest at all
     # $1: setup (run_tests.sh --setup) or tests. A failed --setup leaves $venv/setup-failed, so that
     # the tests of the same `make test` do not try again (offline, that costs seconds for nothing).
-    # Ready: pytest, matplotlib, and cuobjdump + nvdisasm (CUDA Toolkit or PyPI; tests/sass.py finds them).
-    py=$(pick 'import pytest, matplotlib, sys; sys.path.insert(0, "tests"); import sass; assert sass.find_tool("cuobjdump") and sass.find_tool("nvdisasm")') || {
+    # Ready: pytest, matplotlib, the notebook packages, and cuobjdump + nvdisasm (CUDA Toolkit or PyPI;
+    # tests/sass.py finds them).
+    py=$(pick 'import pytest, matplotlib, jupytext, nbformat, nbclient, ipykernel, sys; sys.path.insert(0, "tests"); import sass; assert sass.find_tool("cuobjdump") and sass.find_tool("nvdisasm")') || {
         local tried=no
         [ "$1" = tests ] && [ -e "$venv/setup-failed" ] && tried=yes
         rm -f "$venv/setup-failed"
-        if [ $tried = no ] && echo "run_tests: pytest, matplotlib or cuobjdump missing; creating $venv from requirements.txt" >&2 &&
+        if [ $tried = no ] && echo "run_tests: pytest, matplotlib, the notebook packages or cuobjdump missing; creating $venv from requirements.txt" >&2 &&
             python3 -m venv "$venv" >&2 && install; then
             py=$venv/bin/python
         else
             [ "$1" = setup ] && [ -d "$venv" ] && touch "$venv/setup-failed"
-            echo "run_tests: could not install requirements (offline?); plotting tests will be skipped" >&2
+            echo "run_tests: could not install requirements (offline?); plotting and notebook tests may be skipped" >&2
             py=$(pick 'import pytest') || { echo "run_tests: no python3 with pytest available" >&2; return 1; }
         fi
     }

@@ -7,10 +7,19 @@ NN_name/exercises/EXERCISE.cu. Its first three lines say what it is:
     // cheat: what it does
     // detected: words (comma-separated) that the `not yet` reason must contain
     // needs: none (the fence and name checks refuse it before anything runs) | gpu (only a run can)
+and, optionally, a fourth:
+    // scanner: words that the fence and name checks' reason contains
+for a cheat that needs a run and that the checks of the text now refuse as well: the test asserts
+both - the refusal, and (on a GPU) the run's own `not yet` with the program's check bypassing the
+text checks, so that the run-time check stays tested.
 Without a GPU every cheat that needs one is still built (with the Makefile's flags: it must build
 without a warning, or it would prove nothing) and must pass the fence and name checks (so that only
-the run can catch it); its run is skipped. Also here: `make check` of a chapter in which one
-workspace file does not build grades the others."""
+the run can catch it) unless it has a `scanner:` line; its run is skipped.
+
+tests/fixtures/solution_like/EXERCISE/NAME.cu: regions that do what the exercise asks in a way the
+checks of the text must not refuse (the review of issue 35 found correct regions refused); each is
+accepted by the fence and name checks. Also here: `make check` of a chapter in which one workspace
+file does not build grades the others."""
 import os
 import re
 import subprocess
@@ -33,10 +42,10 @@ MUST_HAVE_CHEATS = {"memcpy_bytes", "transpose_pad", "warp_branch", "aos_layout"
 
 
 def parse(path):
-    head = path.read_text().splitlines()[:3]
+    head = path.read_text().splitlines()[:4]
     keys = {}
     for line in head:
-        m = re.match(r"//\s*(cheat|detected|needs):\s*(.*)", line)
+        m = re.match(r"//\s*(cheat|detected|needs|scanner):\s*(.*)", line)
         if m:
             keys[m.group(1)] = m.group(2).strip()
     return keys
@@ -76,12 +85,25 @@ def test_fence_and_names(path, tmp_path):
     work = tmp_path / entry.source
     work.write_text("\n".join(cheated_lines(path)) + "\n")
     why = ex.tampering(entry, work, ROOT / chapter / "exercises" / entry.source)
-    if keys["needs"] == "none":
+    words = keys["detected"] if keys["needs"] == "none" else keys.get("scanner")
+    if words:
         assert why, "the fence and name checks let it through"
-        for w in keys["detected"].split(","):
+        for w in words.split(","):
             assert w.strip() in why, why
     else:
         assert why == "", why
+
+
+SOLUTION_LIKE = sorted((ROOT / "tests" / "fixtures" / "solution_like").glob("*/*.cu"))
+
+
+@pytest.mark.parametrize("path", SOLUTION_LIKE, ids=[f"{p.parent.name}/{p.stem}" for p in SOLUTION_LIKE])
+def test_solution_like_regions_pass_the_checks(path, tmp_path):
+    """A correct region written another way than the solution is not refused by the checks of the text."""
+    chapter, entry = ENTRIES[path.parent.name]
+    work = tmp_path / entry.source
+    work.write_text("\n".join(cheated_lines(path)) + "\n")
+    assert ex.tampering(entry, work, ROOT / chapter / "exercises" / entry.source) == ""
 
 
 def build(chapter, folder):
@@ -126,7 +148,10 @@ def test_cheat_builds_and_is_caught(built_cheats, path):
     if not has:
         pytest.skip(f"built; the run needs a GPU: {why}")
     chapter, entry = ENTRIES[path.parent.name]
-    status, reason = ex.grade(ROOT / chapter, entry, folder, folder)
+    if parse(path).get("scanner"):  # refused by the text checks too: grade the run alone
+        status, reason = ex.check_program(entry, folder / entry.program)
+    else:
+        status, reason = ex.grade(ROOT / chapter, entry, folder, folder)
     log_dir = os.environ.get("EXERCISE_LOG_DIR")
     if log_dir:
         os.makedirs(log_dir, exist_ok=True)

@@ -19,11 +19,26 @@ range strictly between the two). Before running anything, check compares the res
 workspace file with the published exercise (NN_name/exercises/SOURCE), line by line after dropping
 blank lines and collapsing runs of spaces and tabs (so re-indenting or blank lines are tolerated,
 nothing else), and says `not yet` with the first differing line when they differ. A preprocessor
-directive other than #pragma inside the region is refused too (a macro could rewrite the code
-after it). This guards the CPU check and the timing, which lie outside the region; it cannot stop
-code inside the region from printing a verdict of its own (reading a solved region stays the
-instructor's job); what it can print is limited by the run's check: one verdict line (the last) and,
-for a faster exercise, one line with the figure, or `not yet`.
+directive other than #pragma unroll inside the region is refused too (a macro could rewrite the
+code after it). This guards the CPU check and the timing, which lie outside the region.
+
+What the region may name (region_names): an allowlist. Every name in it must be C++'s or CUDA's own
+(REGION_KEYWORDS, CUDA_NAMES, STD_NAMES after std::), one that the program's file or the library
+uses, or one the region declares itself; none of DENIED_NAMES (what ends the process, starts
+another, jumps, prints, or writes to a file or a descriptor, and the library's functions that print
+a verdict or exit), no reserved name (leading underscore, __builtin_*) that is not CUDA's, no
+extern, asm, goto or attribute other than the standard ones, no `return` in a region inside main,
+no host variable at namespace scope (namespace_variables: its initializer or constructor runs
+before main), and none of the spellings that make the text read differently from what the compiler
+compiles (raw strings, digit separators, backslash line joins, unbalanced brackets).
+
+What the grader cannot rule out: these are checks of the region's TEXT, not a sandbox. The region
+is C++ compiled into the program's process and runs with all its rights; the scanner approximates
+C++'s grammar and scopes (a name the region declares counts as the region's everywhere in it), and
+code written to get past a reading of its text - pointer arithmetic on the program's memory or on a
+function's address, a call through an address computed at run time - is not detected. The run's
+own check limits what such code could show: one verdict line (the last) and, for a faster exercise,
+one line with the figure. Reading a solved region stays the instructor's job.
 
 Kinds of exercise and what `solved` means:
   predict  answers.txt holds NAME.predicted (anything, written before measuring: it is not graded)
@@ -36,10 +51,13 @@ Kinds of exercise and what `solved` means:
 The region may also not declare a name that the library (common/), the CUDA runtime or the program
 outside the region uses, unless the published region declares it too (an overload of bench_turns_ms,
 a local `auto CHECK = ...` or a global `int verdict` would replace what the check or the timing
-calls); may not use a name that ends the process or takes over its output (exit, atexit, dup2,
-stdout, ...: PROCESS_NAMES); may not mention the exercise's `forbidden` names (the program's record
-of the work its kernels did, e.g. a __device__ counter, or a way around it); and must keep each
-text of `required` (e.g. CHECK_LAUNCH()).
+calls; a local counts only against the code after the region in its block, and a __device__ or
+__global__ function only against what the program declares at namespace scope, since neither can
+replace a host function of the library); may not mention the exercise's `forbidden` names (the
+program's record of the work its kernels did, e.g. a __device__ counter, or a way around it); and
+must have each text of `required` (e.g. CHECK_LAUNCH()) as a statement of its own at the region's
+level, a launch check right after each launch (required_statement: a check of the text, which
+cannot tell whether the check would fire).
 
 exercises.txt keys: kind, section (manual section, number and title), title, source (fix/faster:
 the .cu file), args, sanitizer (comma list), measure, target, expect (predict: a number, a range

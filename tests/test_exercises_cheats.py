@@ -222,7 +222,8 @@ def test_one_file_that_does_not_build_stops_nothing_else(tmp_path):
     src = tree / chapter / "workspace" / "prefetch_add.cu"
     lines = src.read_text().splitlines()
     begin, _ = ex.fence(lines)
-    src.write_text("\n".join(lines[:begin + 1] + ["static int unused_here;"] + lines[begin + 1:]) + "\n")
+    assert lines[begin + 1].startswith("void prepare(")  # an unused local in the region's function
+    src.write_text("\n".join(lines[:begin + 2] + ["    int unused_here = 0;"] + lines[begin + 2:]) + "\n")
     r = make("check")
     out = r.stdout + r.stderr
     assert r.returncode != 0, out

@@ -232,3 +232,30 @@ def test_one_file_that_does_not_build_stops_nothing_else(tmp_path):
     line = next(l for l in out.splitlines() if l.startswith("managed_sync "))
     assert "skipped" in line, out  # still graded (no GPU: skipped)
     assert not (tree / chapter / "workspace" / "prefetch_add").exists(), "a failed build left a program"
+
+
+# ---- region_names on small texts: what a correct region writes is accepted, what reaches outside the
+# program is refused (the reason names it).
+
+@pytest.mark.parametrize("text,local,refused", [
+    ("dim3 block(64, 16); int a = 0, b = a; float* p = nullptr, *q = p; (void)b; (void)q;", True, ""),
+    ("std::vector<int> v(8); v[0] = 1; auto w = std::vector<int>(4); (void)w;", True, ""),
+    ("auto f = [&](int k) { return k + 1; }; int r = f(2); (void)r;", True, ""),
+    ("__device__ int twice(int x) { return 2 * x; }\n__global__ void k(int* o) { o[0] = twice(o[0]); }", False, ""),
+    ("int helper(int a) { return (int)(a * getpid()); }", False, "`getpid`"),
+    ("long hide(long getpid) { return getpid; }\nlong use() { return getpid(); }", False, "`getpid`"),
+    ("auto p = &getpid; (void)p;", True, "`getpid`"),
+    ("return 0;", True, "`return` inside main"),
+    ("std::printf(\"PASSED\\n\");", True, "`printf`"),
+    ("std::cout << 1;", True, "`cout`"),
+    ("std::ofstream(\"/dev/stdout\") << 1;", True, "`ofstream`"),
+    ("::exit(0);", True, "`exit`"),
+    ("static int x = (__builtin_trap(), 0);", False, "`__builtin_trap`"),
+    ('extern "C" int puts(const char*);', False, "`extern`"),
+    ("[[gnu::constructor]] void early() {}", False, "an attribute"),
+    ("int a = 1'000;", True, "digit separator"),
+])
+def test_region_names(text, local, refused):
+    program = "int main() { std::vector<int> h; return 0; }"
+    why = ex.region_names(text, program, local)
+    assert (refused in why) if refused else why == "", why

@@ -375,6 +375,7 @@ STD_NAMES = {"min", "max", "swap", "vector", "array", "pair", "make_pair", "tupl
              "forward", "min_element", "max_element", "count", "count_if", "equal", "nullptr_t", "unique_ptr",
              "make_unique", "string", "to_string", "ceil", "trunc", "isnan", "isfinite", "popcount", "bit_cast",
              "common_type_t", "is_same_v", "enable_if_t", "remove_cv_t", "decay_t", "declval", "integral_constant"}
+STD_CLASS_TEMPLATES = {"vector", "array", "pair", "tuple", "unique_ptr", "numeric_limits", "initializer_list"}
 # CUDA's built-in variables, vector types, and device functions and intrinsics (the CUDA C++ Programming
 # Guide's lists), and the standard attributes.
 CUDA_NAMES = re.compile(
@@ -444,6 +445,18 @@ def region_names(region_text, program_text, local, balance=None):
             k += 1
         return k < len(tokens) and tokens[k] == "{"
 
+    def std_template(k):  # tokens[k] == ">" closes `std::NAME<...>`, NAME a class template of STD_NAMES
+        depth = 0
+        while k >= 0:
+            depth += {">": 1, "<": -1}.get(tokens[k], 0)
+            if depth == 0:
+                break
+            if tokens[k] in (";", "{", "}", "(", ")"):
+                return False
+            k -= 1
+        return k >= 3 and tokens[k - 1] in STD_CLASS_TEMPLATES and tokens[k - 2] == "::" and tokens[k - 3] == "std"
+
+    constructed = set()
     for i, t in enumerate(tokens):
         if not word(t) or t in REGION_KEYWORDS or i == 0:
             continue
@@ -473,6 +486,9 @@ def region_names(region_text, program_text, local, balance=None):
             declared.add(t)  # int* x: a type keyword cannot start an expression
         elif (word(prev) or prev == ">") and prev not in STATEMENT_WORDS and (not calls or body_follows(i + 1)):
             declared.add(t)  # Foo* x or T<U> x (a product or comparison cannot be called on)
+        elif prev == ">" and not through_ptr and calls and std_template(p):
+            declared.add(t)  # std::vector<int> v(n): a standard class template's object, constructed
+            constructed.add(i)
     # The names the region declares that may be called: its functions and its lambdas. Any other name it
     # declares (a parameter, a variable) is not called: a call of one is a call of something else of that
     # name in another scope (a C library function named like one of its parameters).
@@ -529,7 +545,7 @@ def region_names(region_text, program_text, local, balance=None):
         if t in program or t in lib or re.fullmatch(r"cuda[A-Z]\w*|cu[A-Z]\w*", t):
             continue
         if t in declared and not rooted:
-            is_call = i + 1 < len(tokens) and tokens[i + 1] == "(" and not (
+            is_call = i + 1 < len(tokens) and tokens[i + 1] == "(" and i not in constructed and not (
                 word(tokens[i - 1]) and tokens[i - 1] not in STATEMENT_WORDS)
             if not is_call or t in callable_:
                 continue

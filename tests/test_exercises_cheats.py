@@ -254,6 +254,8 @@ def test_one_file_that_does_not_build_stops_nothing_else(tmp_path):
     ('extern "C" int puts(const char*);', False, "`extern`"),
     ("[[gnu::constructor]] void early() {}", False, "an attribute"),
     ("int a = 1'000;", True, "digit separator"),
+    ("%:define hidden 1", True, "a digraph"),
+    ("for (int k = 0; k < 4; ++k) { int j = k; (void)j; }", True, ""),
 ])
 def test_region_names(text, local, refused):
     program = "int main() { std::vector<int> h; return 0; }"

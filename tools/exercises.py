@@ -415,6 +415,8 @@ def region_names(region_text, program_text, local, balance=None):
         return "a raw string literal (R\"...\"): write an ordinary string"
     no_pp = "\n".join(l for l in region_text.splitlines() if not l.strip().startswith("#"))
     code = re.sub(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.[^\'\n]{0,8}|[^\'\\\n])\'', " ", no_pp, flags=re.S)
+    if re.search(r"%:|<%|%>|<:(?!:)|:>", code):
+        return "a digraph (%: is #, <% is {, <: is [): write the characters themselves"
     for c, what in (("'", "a digit separator or a character literal of several characters"),
                     ('"', "a string that does not end on its line"), ("\\", "a backslash outside a string"),
                     ("/*", "a comment that is not closed in your region")):
@@ -701,9 +703,8 @@ def tampering(ex, src_file, published_file):
         return (f"{ex.source}: the markers `{BEGIN_MARK} ----` and `{END_MARK} ----` must appear once each, "
                 f"in that order, as in exercises/{ex.source}; put them back around your change")
     for n in range(f[0] + 1, f[1]):
-        words = mine[n].strip().lstrip("#").split()
-        if mine[n].strip().startswith("#") and not (words[:2] == ["pragma", "unroll"] and len(words) <= 3 or
-                                                    words == ["pragma", "nounroll"]):
+        if mine[n].strip().startswith("#") and not re.fullmatch(
+                r"#\s*pragma\s+(unroll(\s+(\d+|[A-Za-z_]\w*))?|nounroll)\s*(//.*)?", mine[n].strip()):
             return (f"{ex.source} line {n + 1}, inside your region, is a preprocessor directive: only #pragma unroll "
                     f"is allowed there (a macro could rewrite the check that follows)")
     region_text = "\n".join(mine[f[0] + 1:f[1]])

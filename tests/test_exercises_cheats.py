@@ -256,6 +256,9 @@ def test_one_file_that_does_not_build_stops_nothing_else(tmp_path):
     ("int a = 1'000;", True, "digit separator"),
     ("%:define hidden 1", True, "a digraph"),
     ("for (int k = 0; k < 4; ++k) { int j = k; (void)j; }", True, ""),
+    ("__global__ void k(const float* __restrict__ in, float* out, int n) { int i = threadIdx.x; uint32_t u = 0;\n"
+     "    float v = __shfl_down_sync(0xffffffffu, in[i], 16); out[i] = fminf(v, FLT_MAX) + min(n, (int)u);\n"
+     "    __syncthreads(); atomicAdd(out, __ldg(in)); }", False, ""),
 ])
 def test_region_names(text, local, refused):
     program = "int main() { std::vector<int> h; return 0; }"

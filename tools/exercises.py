@@ -396,7 +396,9 @@ CUDA_NAMES = re.compile(
     r"(float|double|int|uint|ll|ull|half|bfloat16|short|ushort)(2|_as_|as)\w+|"
     r"(float|int|uint|ll|ull)_as_(float|int|uint|longlong|double)|double_as_longlong|longlong_as_double|"
     r"(hi|lo)(loint|int)2double|double2(hi|lo)int|trap|assume|prof_trigger)|"
-    r"maybe_unused|nodiscard|likely|unlikely|fallthrough|deprecated|unroll|nounroll)")
+    r"maybe_unused|nodiscard|likely|unlikely|fallthrough|deprecated|unroll|nounroll|"
+    r"u?int(8|16|32|64)_t|u?intptr_t|size_t|ptrdiff_t|"
+    r"(U?(INT|LONG|LLONG|SHRT|CHAR)|SCHAR|FLT|DBL)_(MAX|MIN|EPSILON))")
 _DECL_WORD = re.compile(r"[A-Za-z_]\w*")
 
 

@@ -95,6 +95,28 @@ BEGIN_MARK, END_MARK = "// ---- your change: begin", "// ---- your change: end"
 SANITIZERS = ("memcheck", "racecheck", "initcheck", "synccheck")
 
 
+def split_list(text):
+    """A comma list whose items may hold commas inside (), [] or <<<...>>> (a kernel launch)."""
+    items, depth, cur, i = [], 0, "", 0
+    while i < len(text):
+        for tok, d in (("<<<", 1), (">>>", -1)):
+            if text.startswith(tok, i):
+                depth += d
+                cur += tok
+                i += 3
+                break
+        else:
+            c = text[i]
+            depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(c, 0)
+            if c == "," and depth == 0:
+                items.append(cur)
+                cur = ""
+            else:
+                cur += c
+            i += 1
+    return items + [cur]
+
+
 class Exercise:
     def __init__(self, chapter, name, sec):
         self.chapter, self.name = chapter, name
@@ -112,7 +134,7 @@ class Exercise:
         self.lines = sec.get("lines", "")
         self.timeout = int(sec.get("timeout", "120"))
         self.forbidden = [t.strip() for t in sec.get("forbidden", "").split(",") if t.strip()]
-        self.required = [t.strip() for t in sec.get("required", "").split(",") if t.strip()]
+        self.required = [t.strip() for t in split_list(sec.get("required", "")) if t.strip()]
 
     @property
     def program(self):
@@ -664,7 +686,7 @@ def required_statement(region, text):
     """Whether the region (without comments) has `text;` as a statement at its own level (not inside an
     if, a loop or a block) and, for CHECK_LAUNCH(), as the statement right after each kernel launch."""
     tokens = re.findall(r"[A-Za-z_]\w*|<<<|>>>|\S", region)
-    want = re.findall(r"[A-Za-z_]\w*|\S", text) + [";"]
+    want = re.findall(r"[A-Za-z_]\w*|<<<|>>>|\S", text) + [";"]
     depth, paren, stmt_start, found, launch_pending = 0, 0, 0, False, False
     i = 0
     while i < len(tokens):
@@ -685,7 +707,7 @@ def required_statement(region, text):
                 found, launch_pending = True, False
             elif launch_pending and "CHECK_LAUNCH" in want:
                 return False  # a statement between the launch and its check
-            if "<<<" in stmt:
+            if "<<<" in stmt and "CHECK_LAUNCH" in want:
                 launch_pending = True
             stmt_start = i + 1
         elif t == "<<<" and depth and "CHECK_LAUNCH" in want:

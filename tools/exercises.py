@@ -64,7 +64,8 @@ the .cu file), args, sanitizer (comma list), measure, target, expect (predict: a
 `a .. b`, or words separated by `|`), hint1 (a pointer to the manual section), hint2 (where to
 look: a line range of the source, or which figure to read), lines (fix/faster: the line range,
 e.g. 40-52, that hint2 points to; the test suite checks that the solution differs from the
-exercise only there), forbidden and required (comma lists, above), timeout (seconds per run).
+exercise only there), forbidden and required (comma lists, above; a required kernel launch may hold
+commas inside its <<<...>>> and parentheses), timeout (seconds per run).
 
 Hints are graded: the first `not yet` of an exercise shows hint1, later ones hint2 as well. The
 count is kept in BIN/.attempts.json. Exit status: 0 all solved, 1 some not yet, 77 none not yet

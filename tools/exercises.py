@@ -683,38 +683,39 @@ def device_functions(text):
     return names
 
 
-def required_statement(region, text):
-    """Whether the region (without comments) has `text;` as a statement at its own level (not inside an
-    if, a loop or a block) and, for CHECK_LAUNCH(), as the statement right after each kernel launch."""
+def required_statement(region, text, level=0):
+    """Whether the region (without comments) has `text;` as a statement at brace depth `level` of the
+    region (0: its own level, not inside an if, a loop or a block; 1: in a function's body, as the
+    published region has it) and, for CHECK_LAUNCH(), as the statement right after each kernel launch."""
     tokens = re.findall(r"[A-Za-z_]\w*|<<<|>>>|\S", region)
     want = re.findall(r"[A-Za-z_]\w*|<<<|>>>|\S", text) + [";"]
     depth, paren, stmt_start, found, launch_pending = 0, 0, 0, False, False
-    i = 0
-    while i < len(tokens):
-        t = tokens[i]
+    for i, t in enumerate(tokens):
         if t == "(":
             paren += 1
         elif t == ")":
             paren -= 1
-        elif t == "{":
-            depth += 1
-        elif t == "}":
-            depth -= 1
-            if depth == 0 and paren == 0:
+        elif t in ("{", "}"):
+            depth += 1 if t == "{" else -1
+            if paren == 0:
                 stmt_start = i + 1
-        elif t == ";" and paren == 0 and depth == 0:
+        elif t == ";" and paren == 0:
             stmt = tokens[stmt_start:i + 1]
-            if stmt == want:
+            if stmt == want and depth == level:
                 found, launch_pending = True, False
-            elif launch_pending and "CHECK_LAUNCH" in want:
+            elif launch_pending and "CHECK_LAUNCH" in want and depth == level:
                 return False  # a statement between the launch and its check
             if "<<<" in stmt and "CHECK_LAUNCH" in want:
+                if depth != level:
+                    return False  # a launch inside a block: its check cannot be a statement of the region's level
                 launch_pending = True
             stmt_start = i + 1
-        elif t == "<<<" and depth and "CHECK_LAUNCH" in want:
-            return False  # a launch inside a block: its check cannot be a statement of the region's level
-        i += 1
     return found and not launch_pending
+
+
+def required_level(region, text):
+    """The brace depth at which the published region has `text;` as a statement (0 if it has none)."""
+    return next((d for d in range(4) if required_statement(region, text, d)), 0)
 
 
 def tampering(ex, src_file, published_file):
@@ -756,7 +757,12 @@ def tampering(ex, src_file, published_file):
         return (f"{ex.source}: your region uses `{used[0]}`, which this exercise keeps to the program (its "
                 f"record of the work the GPU did, or a way around that record): leave it to the code outside "
                 f"the region")
-    missing = [t for t in ex.required if not required_statement(region, t)]
+    published_region = strip_code("\n".join(theirs[g[0] + 1:g[1]]))
+    missing = [t for t in ex.required if not required_statement(region, t, required_level(published_region, t))]
+    if missing and required_level(published_region, missing[0]):
+        return (f"{ex.source}: your region must keep `{missing[0]};` as published, a statement of its own in the "
+                f"same function (the exercise asks for the fix elsewhere: see its opening comment; this is a check "
+                f"of the text)")
     if missing:
         return (f"{ex.source}: your region must have `{missing[0]};` as a statement of its own, not inside an if, "
                 f"a loop or a block, and right after every kernel launch (<<<...>>>) if it is a launch check (the "

@@ -7,10 +7,19 @@ NN_name/exercises/EXERCISE.cu. Its first three lines say what it is:
     // cheat: what it does
     // detected: words (comma-separated) that the `not yet` reason must contain
     // needs: none (the fence and name checks refuse it before anything runs) | gpu (only a run can)
+and, optionally, a fourth:
+    // scanner: words that the fence and name checks' reason contains
+for a cheat that needs a run and that the checks of the text now refuse as well: the test asserts
+both - the refusal, and (on a GPU) the run's own `not yet` with the program's check bypassing the
+text checks, so that the run-time check stays tested.
 Without a GPU every cheat that needs one is still built (with the Makefile's flags: it must build
 without a warning, or it would prove nothing) and must pass the fence and name checks (so that only
-the run can catch it); its run is skipped. Also here: `make check` of a chapter in which one
-workspace file does not build grades the others."""
+the run can catch it) unless it has a `scanner:` line; its run is skipped.
+
+tests/fixtures/solution_like/EXERCISE/NAME.cu: regions that do what the exercise asks in a way the
+checks of the text must not refuse (the review of issue 35 found correct regions refused); each is
+accepted by the fence and name checks. Also here: `make check` of a chapter in which one workspace
+file does not build grades the others."""
 import os
 import re
 import subprocess
@@ -33,10 +42,10 @@ MUST_HAVE_CHEATS = {"memcpy_bytes", "transpose_pad", "warp_branch", "aos_layout"
 
 
 def parse(path):
-    head = path.read_text().splitlines()[:3]
+    head = path.read_text().splitlines()[:4]
     keys = {}
     for line in head:
-        m = re.match(r"//\s*(cheat|detected|needs):\s*(.*)", line)
+        m = re.match(r"//\s*(cheat|detected|needs|scanner):\s*(.*)", line)
         if m:
             keys[m.group(1)] = m.group(2).strip()
     return keys
@@ -76,12 +85,25 @@ def test_fence_and_names(path, tmp_path):
     work = tmp_path / entry.source
     work.write_text("\n".join(cheated_lines(path)) + "\n")
     why = ex.tampering(entry, work, ROOT / chapter / "exercises" / entry.source)
-    if keys["needs"] == "none":
+    words = keys["detected"] if keys["needs"] == "none" else keys.get("scanner")
+    if words:
         assert why, "the fence and name checks let it through"
-        for w in keys["detected"].split(","):
+        for w in words.split(","):
             assert w.strip() in why, why
     else:
         assert why == "", why
+
+
+SOLUTION_LIKE = sorted((ROOT / "tests" / "fixtures" / "solution_like").glob("*/*.cu"))
+
+
+@pytest.mark.parametrize("path", SOLUTION_LIKE, ids=[f"{p.parent.name}/{p.stem}" for p in SOLUTION_LIKE])
+def test_solution_like_regions_pass_the_checks(path, tmp_path):
+    """A correct region written another way than the solution is not refused by the checks of the text."""
+    chapter, entry = ENTRIES[path.parent.name]
+    work = tmp_path / entry.source
+    work.write_text("\n".join(cheated_lines(path)) + "\n")
+    assert ex.tampering(entry, work, ROOT / chapter / "exercises" / entry.source) == ""
 
 
 def build(chapter, folder):
@@ -126,7 +148,10 @@ def test_cheat_builds_and_is_caught(built_cheats, path):
     if not has:
         pytest.skip(f"built; the run needs a GPU: {why}")
     chapter, entry = ENTRIES[path.parent.name]
-    status, reason = ex.grade(ROOT / chapter, entry, folder, folder)
+    if parse(path).get("scanner"):  # refused by the text checks too: grade the run alone
+        status, reason = ex.check_program(entry, folder / entry.program)
+    else:
+        status, reason = ex.grade(ROOT / chapter, entry, folder, folder)
     log_dir = os.environ.get("EXERCISE_LOG_DIR")
     if log_dir:
         os.makedirs(log_dir, exist_ok=True)
@@ -197,7 +222,8 @@ def test_one_file_that_does_not_build_stops_nothing_else(tmp_path):
     src = tree / chapter / "workspace" / "prefetch_add.cu"
     lines = src.read_text().splitlines()
     begin, _ = ex.fence(lines)
-    src.write_text("\n".join(lines[:begin + 1] + ["static int unused_here;"] + lines[begin + 1:]) + "\n")
+    assert lines[begin + 1].startswith("void prepare(")  # an unused local in the region's function
+    src.write_text("\n".join(lines[:begin + 2] + ["    int unused_here = 0;"] + lines[begin + 2:]) + "\n")
     r = make("check")
     out = r.stdout + r.stderr
     assert r.returncode != 0, out
@@ -206,3 +232,35 @@ def test_one_file_that_does_not_build_stops_nothing_else(tmp_path):
     line = next(l for l in out.splitlines() if l.startswith("managed_sync "))
     assert "skipped" in line, out  # still graded (no GPU: skipped)
     assert not (tree / chapter / "workspace" / "prefetch_add").exists(), "a failed build left a program"
+
+
+# ---- region_names on small texts: what a correct region writes is accepted, what reaches outside the
+# program is refused (the reason names it).
+
+@pytest.mark.parametrize("text,local,refused", [
+    ("dim3 block(64, 16); int a = 0, b = a; float* p = nullptr, *q = p; (void)b; (void)q;", True, ""),
+    ("std::vector<int> v(8); v[0] = 1; auto w = std::vector<int>(4); (void)w;", True, ""),
+    ("auto f = [&](int k) { return k + 1; }; int r = f(2); (void)r;", True, ""),
+    ("__device__ int twice(int x) { return 2 * x; }\n__global__ void k(int* o) { o[0] = twice(o[0]); }", False, ""),
+    ("int helper(int a) { return (int)(a * getpid()); }", False, "`getpid`"),
+    ("long hide(long getpid) { return getpid; }\nlong use() { return getpid(); }", False, "`getpid`"),
+    ("auto p = &getpid; (void)p;", True, "`getpid`"),
+    ("return 0;", True, "`return` inside main"),
+    ("std::printf(\"PASSED\\n\");", True, "`printf`"),
+    ("std::cout << 1;", True, "`cout`"),
+    ("std::ofstream(\"/dev/stdout\") << 1;", True, "`ofstream`"),
+    ("::exit(0);", True, "`exit`"),
+    ("static int x = (__builtin_trap(), 0);", False, "`__builtin_trap`"),
+    ('extern "C" int puts(const char*);', False, "`extern`"),
+    ("[[gnu::constructor]] void early() {}", False, "an attribute"),
+    ("int a = 1'000;", True, "digit separator"),
+    ("%:define hidden 1", True, "a digraph"),
+    ("for (int k = 0; k < 4; ++k) { int j = k; (void)j; }", True, ""),
+    ("__global__ void k(const float* __restrict__ in, float* out, int n) { int i = threadIdx.x; uint32_t u = 0;\n"
+     "    float v = __shfl_down_sync(0xffffffffu, in[i], 16); out[i] = fminf(v, FLT_MAX) + min(n, (int)u);\n"
+     "    __syncthreads(); atomicAdd(out, __ldg(in)); }", False, ""),
+])
+def test_region_names(text, local, refused):
+    program = "int main() { std::vector<int> h; return 0; }"
+    why = ex.region_names(text, program, local)
+    assert (refused in why) if refused else why == "", why

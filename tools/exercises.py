@@ -19,11 +19,26 @@ range strictly between the two). Before running anything, check compares the res
 workspace file with the published exercise (NN_name/exercises/SOURCE), line by line after dropping
 blank lines and collapsing runs of spaces and tabs (so re-indenting or blank lines are tolerated,
 nothing else), and says `not yet` with the first differing line when they differ. A preprocessor
-directive other than #pragma inside the region is refused too (a macro could rewrite the code
-after it). This guards the CPU check and the timing, which lie outside the region; it cannot stop
-code inside the region from printing a verdict of its own (reading a solved region stays the
-instructor's job); what it can print is limited by the run's check: one verdict line (the last) and,
-for a faster exercise, one line with the figure, or `not yet`.
+directive other than #pragma unroll inside the region is refused too (a macro could rewrite the
+code after it). This guards the CPU check and the timing, which lie outside the region.
+
+What the region may name (region_names): an allowlist. Every name in it must be C++'s or CUDA's own
+(REGION_KEYWORDS, CUDA_NAMES, STD_NAMES after std::), one that the program's file or the library
+uses, or one the region declares itself; none of DENIED_NAMES (what ends the process, starts
+another, jumps, prints, or writes to a file or a descriptor, and the library's functions that print
+a verdict or exit), no reserved name (leading underscore, __builtin_*) that is not CUDA's, no
+extern, asm, goto or attribute other than the standard ones, no `return` in a region inside main,
+no host variable at namespace scope (namespace_variables: its initializer or constructor runs
+before main), and none of the spellings that make the text read differently from what the compiler
+compiles (raw strings, digit separators, backslash line joins, unbalanced brackets).
+
+What the grader cannot rule out: these are checks of the region's TEXT, not a sandbox. The region
+is C++ compiled into the program's process and runs with all its rights; the scanner approximates
+C++'s grammar and scopes (a name the region declares counts as the region's everywhere in it), and
+code written to get past a reading of its text - pointer arithmetic on the program's memory or on a
+function's address, a call through an address computed at run time - is not detected. The run's
+own check limits what such code could show: one verdict line (the last) and, for a faster exercise,
+one line with the figure. Reading a solved region stays the instructor's job.
 
 Kinds of exercise and what `solved` means:
   predict  answers.txt holds NAME.predicted (anything, written before measuring: it is not graded)
@@ -36,17 +51,21 @@ Kinds of exercise and what `solved` means:
 The region may also not declare a name that the library (common/), the CUDA runtime or the program
 outside the region uses, unless the published region declares it too (an overload of bench_turns_ms,
 a local `auto CHECK = ...` or a global `int verdict` would replace what the check or the timing
-calls); may not use a name that ends the process or takes over its output (exit, atexit, dup2,
-stdout, ...: PROCESS_NAMES); may not mention the exercise's `forbidden` names (the program's record
-of the work its kernels did, e.g. a __device__ counter, or a way around it); and must keep each
-text of `required` (e.g. CHECK_LAUNCH()).
+calls; a local counts only against the code after the region in its block, and a __device__ or
+__global__ function only against what the program declares at namespace scope, since neither can
+replace a host function of the library); may not mention the exercise's `forbidden` names (the
+program's record of the work its kernels did, e.g. a __device__ counter, or a way around it); and
+must have each text of `required` (e.g. CHECK_LAUNCH()) as a statement of its own at the region's
+level, a launch check right after each launch (required_statement: a check of the text, which
+cannot tell whether the check would fire).
 
 exercises.txt keys: kind, section (manual section, number and title), title, source (fix/faster:
 the .cu file), args, sanitizer (comma list), measure, target, expect (predict: a number, a range
 `a .. b`, or words separated by `|`), hint1 (a pointer to the manual section), hint2 (where to
 look: a line range of the source, or which figure to read), lines (fix/faster: the line range,
 e.g. 40-52, that hint2 points to; the test suite checks that the solution differs from the
-exercise only there), forbidden and required (comma lists, above), timeout (seconds per run).
+exercise only there), forbidden and required (comma lists, above; a required kernel launch may hold
+commas inside its <<<...>>> and parentheses), timeout (seconds per run).
 
 Hints are graded: the first `not yet` of an exercise shows hint1, later ones hint2 as well. The
 count is kept in BIN/.attempts.json. Exit status: 0 all solved, 1 some not yet, 77 none not yet
@@ -77,6 +96,28 @@ BEGIN_MARK, END_MARK = "// ---- your change: begin", "// ---- your change: end"
 SANITIZERS = ("memcheck", "racecheck", "initcheck", "synccheck")
 
 
+def split_list(text):
+    """A comma list whose items may hold commas inside (), [] or <<<...>>> (a kernel launch)."""
+    items, depth, cur, i = [], 0, "", 0
+    while i < len(text):
+        for tok, d in (("<<<", 1), (">>>", -1)):
+            if text.startswith(tok, i):
+                depth += d
+                cur += tok
+                i += 3
+                break
+        else:
+            c = text[i]
+            depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(c, 0)
+            if c == "," and depth == 0:
+                items.append(cur)
+                cur = ""
+            else:
+                cur += c
+            i += 1
+    return items + [cur]
+
+
 class Exercise:
     def __init__(self, chapter, name, sec):
         self.chapter, self.name = chapter, name
@@ -94,7 +135,7 @@ class Exercise:
         self.lines = sec.get("lines", "")
         self.timeout = int(sec.get("timeout", "120"))
         self.forbidden = [t.strip() for t in sec.get("forbidden", "").split(",") if t.strip()]
-        self.required = [t.strip() for t in sec.get("required", "").split(",") if t.strip()]
+        self.required = [t.strip() for t in split_list(sec.get("required", "")) if t.strip()]
 
     @property
     def program(self):
@@ -308,6 +349,281 @@ def declared_names(text, local=False):
     return names
 
 
+# What a region's text may name (issue 35, review item 1): an allowlist, not a denylist. The region is
+# C++ compiled into the program's process, so this reads its text and refuses what it can recognise;
+# see "What the grader cannot rule out" in the module docstring.
+# Keywords a region may use (asm, extern, goto, export, register and the attribute keywords are not
+# among them: inline assembly, another linkage, a jump past the check, a constructor attribute).
+REGION_KEYWORDS = (KEYWORDS | {"and", "or", "not", "xor", "bitand", "bitor", "compl", "and_eq", "or_eq", "xor_eq",
+                               "not_eq", "constinit", "consteval", "char8_t", "noexcept", "nullptr"}) - {
+    "asm", "extern", "goto", "export", "register", "__attribute__", "__declspec"}
+# Statement words after which a name is used, not declared.
+STATEMENT_WORDS = {"return", "else", "case", "goto", "new", "delete", "throw", "do", "co_return", "co_yield",
+                   "co_await", "sizeof", "alignof", "decltype", "typeid", "operator", "not", "and", "or", "xor",
+                   "bitand", "bitor", "compl", "static_assert", "noexcept", "alignas"}
+TYPE_KEYWORDS = {"void", "bool", "char", "char8_t", "char16_t", "char32_t", "wchar_t", "short", "int", "long", "float",
+                 "double", "signed", "unsigned", "auto", "size_t"}
+DECL_SPECIFIERS = {"const", "volatile", "__restrict__", "static", "constexpr", "inline", "__device__", "__host__",
+                   "__global__", "__shared__", "__constant__", "__managed__", "__forceinline__", "__noinline__",
+                   "mutable", "typename", "struct", "class", "union", "enum", "thread_local", "constinit", "consteval"}
+# Names no region may use even where the program uses them or the region seems to declare them: they end
+# the process, start another, jump, print, or write to a file, a stream or a descriptor, or reach one.
+DENIED_NAMES = PROCESS_NAMES | {
+    "main", "printf", "fprintf", "vprintf", "vfprintf", "dprintf", "vdprintf", "puts", "fputs", "putchar", "putc",
+    "fputc", "fwrite", "fflush", "perror", "psignal", "putchar_unlocked", "putc_unlocked", "fputc_unlocked",
+    "fputs_unlocked", "fwrite_unlocked", "fflush_unlocked", "stdin", "wcout", "wcerr", "ostream", "ofstream",
+    "fstream", "filebuf", "streambuf", "basic_ostream", "fopen", "fdopen", "freopen", "tmpfile", "setlinebuf",
+    "setbuffer", "open", "openat", "creat", "pwrite", "writev", "pwritev", "sendfile", "splice", "tee", "vmsplice",
+    "ioctl", "fcntl", "dup3", "syscall", "on_exit", "pthread_exit", "pthread_kill", "pthread_cancel",
+    "pthread_sigqueue", "tkill", "tgkill", "killpg", "sigqueue", "alarm", "ualarm", "setitimer", "siglongjmp",
+    "sigsetjmp", "getcontext", "setcontext", "swapcontext", "makecontext", "posix_spawn", "posix_spawnp", "clone",
+    "daemon", "execvpe", "fexecve", "dlopen", "dlsym", "dlvsym", "mmap", "mprotect", "munmap", "mremap",
+    "ptrace", "prctl", "err", "errx", "warn", "warnx", "verr", "verrx", "vwarn", "vwarnx", "error",
+    "error_at_line", "unexpected", "set_unexpected", "jthread", "packaged_task", "invoke", "function",
+    "include", "define",
+    # the library's and the programs' functions that print a verdict, exit or skip
+    "finish", "parse_or_exit", "skip", "require_cc", "require_kernel_arch", "select_device",
+    "select_device_built_for", "check_cuda", "host_out_of_memory", "host_oom_handler_installed", "load_image",
+    "save_image", "write_csv", "print", "usage", "add_usage", "cuGetProcAddress", "cudaGetDriverEntryPoint",
+    "cudaGetDriverEntryPointByVersion", "driver_entry", "cudaLaunchHostFunc", "cudaStreamAddCallback",
+    "cudaDeviceReset", "wprintf", "fwprintf", "vwprintf", "vfwprintf", "putwchar", "putwc", "fputwc", "fputws",
+    "basic_ofstream", "basic_fstream", "basic_filebuf", "wofstream", "wfstream", "ostream_iterator",
+    "ostreambuf_iterator", "bsd_signal", "sysv_signal", "sigset", "timer_create", "thrd_create", "sleep"}
+# Standard-library names a region may use after std:: (what these exercises' kernels and host code need).
+STD_NAMES = {"min", "max", "swap", "vector", "array", "pair", "make_pair", "tuple", "initializer_list", "memset",
+             "memcpy", "memmove", "abs", "fabs", "sqrt", "floor", "ceil", "round", "lround", "llround", "pow", "exp",
+             "log", "log2", "fmin", "fmax", "clamp", "size_t", "ptrdiff_t", "int8_t", "int16_t", "int32_t",
+             "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "uintptr_t", "numeric_limits", "fill",
+             "fill_n", "copy", "copy_n", "accumulate", "iota", "sort", "begin", "end", "size", "data", "move",
+             "forward", "min_element", "max_element", "count", "count_if", "equal", "nullptr_t", "unique_ptr",
+             "make_unique", "string", "to_string", "ceil", "trunc", "isnan", "isfinite", "popcount", "bit_cast",
+             "common_type_t", "is_same_v", "enable_if_t", "remove_cv_t", "decay_t", "declval", "integral_constant"}
+STD_CLASS_TEMPLATES = {"vector", "array", "pair", "tuple", "unique_ptr", "numeric_limits", "initializer_list"}
+# CUDA's built-in variables, vector types, and device functions and intrinsics (the CUDA C++ Programming
+# Guide's lists), and the standard attributes.
+CUDA_NAMES = re.compile(
+    r"(threadIdx|blockIdx|blockDim|gridDim|warpSize|dim3|clock|clock64|printf_never|"
+    r"(u?(char|short|int|long|longlong)|float|double)[1-4]|make_(u?(char|short|int|long|longlong)|float|double)[1-4]|"
+    r"atomic[A-Z]\w*|(tex|surf)(1D|2D|3D|Cubemap)\w*|tex1Dfetch|"
+    r"r?sqrtf?|cbrtf?|rcbrtf?|exp(2|10|m1)?f?|log(2|10|1p)?f?|powf?|(a?(sin|cos|tan)h?)f?|atan2f?|sincosf?|"
+    r"sincospif?|(sin|cos)pif?|floorf?|ceilf?|truncf?|roundf?|rintf?|l?lrintf?|l?lroundf?|nearbyintf?|fabsf?|"
+    r"fminf?|fmaxf?|fmodf?|fmaf?|fdimf?|hypotf?|norm[34]?df?|rnorm[34]?df?|copysignf?|erfc?f?|erfc?invf?|"
+    r"[lt]gammaf?|remainderf?|remquof?|ldexpf?|frexpf?|modff?|scalbl?nf?|ilogbf?|logbf?|nextafterf?|"
+    r"isnan|isinf|isfinite|signbit|l?l?abs|u?l?l?(min|max)|fdividef|saturatef|"
+    r"__(syncthreads(_count|_and|_or)?|syncwarp|shfl(_up|_down|_xor)?_sync|ballot_sync|any_sync|all_sync|"
+    r"uni_sync|activemask|match_(any|all)_sync|reduce_(add|min|max|and|or|xor)_sync|threadfence(_block|_system)?|"
+    r"nanosleep|ldg|ldcg|ldca|ldcs|ldlu|ldcv|stwb|stcg|stcs|stwt|popcll|popc|clzll|clz|ffsll|ffs|brevll|brev|"
+    r"byte_perm|funnelshift_[lr]c?|u?mul24|u?mulhi|u?mul64hi|u?sad|u?r?hadd|dp4a|dp2a_(lo|hi)|isGlobal|isShared|"
+    r"isConstant|isLocal|fdividef|(sin|cos|tan|exp|exp10|log|log2|log10|pow|saturate)f|"
+    r"[fd](add|sub|mul|div|rcp|sqrt|fma|mul)_r[nzud]|fsqrt_r[nzud]|frsqrt_rn|"
+    r"(float|double|int|uint|ll|ull|half|bfloat16|short|ushort)(2|_as_|as)\w+|"
+    r"(float|int|uint|ll|ull)_as_(float|int|uint|longlong|double)|double_as_longlong|longlong_as_double|"
+    r"(hi|lo)(loint|int)2double|double2(hi|lo)int|trap|assume|prof_trigger)|"
+    r"maybe_unused|nodiscard|likely|unlikely|fallthrough|deprecated|unroll|nounroll|"
+    r"u?int(8|16|32|64)_t|u?intptr_t|size_t|ptrdiff_t|"
+    r"(U?(INT|LONG|LLONG|SHRT|CHAR)|SCHAR|FLT|DBL)_(MAX|MIN|EPSILON))")
+_DECL_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+def region_names(region_text, program_text, local, balance=None):
+    """Why the region may not be graded by the names it uses, or '': every name in it must be C++'s or
+    CUDA's (REGION_KEYWORDS, CUDA_NAMES, STD_NAMES after std::), one the program's file or the library
+    (common/) uses, or one the region declares itself - and none of DENIED_NAMES, nor a reserved name
+    (leading underscore) that is not CUDA's. Also refused: raw strings, digit separators and backslash
+    line joins (they make the text read differently from what the compiler compiles), unbalanced
+    brackets, attributes other than the standard ones, and, inside main, return (main would end before
+    the check)."""
+    for n, line in enumerate(region_text.splitlines()):
+        if line.rstrip().endswith("\\"):
+            return "a line ending with a backslash (the compiler joins it to the next: write it on one line)"
+    if re.search(r'(\b(u8|u|U|L)?R")', region_text):
+        return "a raw string literal (R\"...\"): write an ordinary string"
+    no_pp = "\n".join(l for l in region_text.splitlines() if not l.strip().startswith("#"))
+    code = re.sub(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.[^\'\n]{0,8}|[^\'\\\n])\'', " ", no_pp, flags=re.S)
+    if re.search(r"%:|<%|%>|<:(?!:)|:>", code):
+        return "a digraph (%: is #, <% is {, <: is [): write the characters themselves"
+    for c, what in (("'", "a digit separator or a character literal of several characters"),
+                    ('"', "a string that does not end on its line"), ("\\", "a backslash outside a string"),
+                    ("/*", "a comment that is not closed in your region")):
+        if c in code:
+            return what
+    tokens = re.findall(r"[A-Za-z_]\w*|::|->|&&|\[\[|\]\]|[0-9][\w.]*|\S", code)
+    balance = balance or {}
+    for o, c in (("(", ")"), ("{", "}"), ("[", "]")):
+        if code.count(o) - code.count(c) != balance.get(o, 0):
+            return f"`{o}` and `{c}` that do not pair up as in the published region: close what your region opens"
+    program = identifiers(program_text)
+    lib = library_names()
+    word = lambda t: bool(_DECL_WORD.fullmatch(t))
+    # The names the region declares: after a type (`int x`, `Foo x`, `float* x`, `std::vector<int> v`), or
+    # after a comma in a declaration at the same bracket depth (`int a = 0, *b`).
+    declared = set()
+
+    def body_follows(k):  # tokens[k] == "(": the matching ")" is followed by a function body
+        depth = 0
+        while k < len(tokens):
+            depth += {"(": 1, ")": -1}.get(tokens[k], 0)
+            if depth == 0:
+                break
+            k += 1
+        k += 1
+        while k < len(tokens) and tokens[k] in ("const", "noexcept", "override", "final", "mutable", "->") or (
+                k < len(tokens) and k > 0 and tokens[k - 1] == "->" and word(tokens[k])):
+            k += 1
+        return k < len(tokens) and tokens[k] == "{"
+
+    def std_template(k):  # tokens[k] == ">" closes `std::NAME<...>`, NAME a class template of STD_NAMES
+        depth = 0
+        while k >= 0:
+            depth += {">": 1, "<": -1}.get(tokens[k], 0)
+            if depth == 0:
+                break
+            if tokens[k] in (";", "{", "}", "(", ")"):
+                return False
+            k -= 1
+        return k >= 3 and tokens[k - 1] in STD_CLASS_TEMPLATES and tokens[k - 2] == "::" and tokens[k - 3] == "std"
+
+    constructed = set()
+    for i, t in enumerate(tokens):
+        if not word(t) or t in REGION_KEYWORDS or i == 0:
+            continue
+        p = i - 1
+        while p >= 0 and tokens[p] in ("*", "&", "&&", "const", "volatile", "__restrict__"):
+            p -= 1
+        if p < 0:
+            continue
+        prev, through_ptr = tokens[p], p != i - 1
+        calls = i + 1 < len(tokens) and tokens[i + 1] == "("
+        if prev == "," and not through_ptr or prev == "," and calls is False:
+            # int a = 0, b: a declarator after a comma when the same list began with a declaration
+            depth, q = 0, p - 1
+            while q >= 0:
+                depth += {")": 1, "]": 1, "}": 1, "(": -1, "[": -1, "{": -1}.get(tokens[q], 0)
+                if depth < 0 or (depth == 0 and tokens[q] == ";"):
+                    break
+                q -= 1
+            seg = tokens[q + 1:p]
+            if len(seg) >= 2 and word(seg[0]) and seg[0] not in STATEMENT_WORDS and any(
+                    x in declared and j > 0 and (word(seg[j - 1]) or seg[j - 1] in ("*", "&", ">"))
+                    for j, x in enumerate(seg)):
+                declared.add(t)
+        elif word(prev) and prev not in STATEMENT_WORDS and not through_ptr:
+            declared.add(t)  # two names in a row: only a declaration
+        elif word(prev) and prev not in STATEMENT_WORDS and (prev in TYPE_KEYWORDS or prev in DECL_SPECIFIERS):
+            declared.add(t)  # int* x: a type keyword cannot start an expression
+        elif (word(prev) or prev == ">") and prev not in STATEMENT_WORDS and (not calls or body_follows(i + 1)):
+            declared.add(t)  # Foo* x or T<U> x (a product or comparison cannot be called on)
+        elif prev == ">" and not through_ptr and calls and std_template(p):
+            declared.add(t)  # std::vector<int> v(n): a standard class template's object, constructed
+            constructed.add(i)
+    # The names the region declares that may be called: its functions and its lambdas. Any other name it
+    # declares (a parameter, a variable) is not called: a call of one is a call of something else of that
+    # name in another scope (a C library function named like one of its parameters).
+    callable_ = {t for i, t in enumerate(tokens) if word(t) and i + 1 < len(tokens) and (
+        tokens[i + 1] == "(" and body_follows(i + 1) or tokens[i + 1] == "=" and i + 2 < len(tokens) and tokens[i + 2] == "[")}
+    # How many lambda bodies enclose each token (a lambda's `return` does not leave main).
+    lambda_depth, stack, depth = [], [], 0
+    for i, t in enumerate(tokens):
+        if t == "{":
+            k = i - 1
+            while k >= 0 and (tokens[k] in ("mutable", "noexcept", "constexpr") or word(tokens[k]) and k > 0 and
+                              tokens[k - 1] in ("->", "::")) or (k >= 0 and tokens[k] in ("->", "::")):
+                k -= 1
+            is_lambda = k >= 0 and tokens[k] == "]"
+            if k >= 0 and tokens[k] == ")":
+                d, k = 0, k
+                while k >= 0:
+                    d += {")": 1, "(": -1}.get(tokens[k], 0)
+                    if d == 0:
+                        break
+                    k -= 1
+                is_lambda = k > 0 and tokens[k - 1] == "]"
+            stack.append(is_lambda)
+            depth += is_lambda
+        elif t == "}" and stack:
+            depth -= stack.pop()
+        lambda_depth.append(depth)
+    # Every name, where it is used.
+    for i, t in enumerate(tokens):
+        if t == "[[" and not (i + 2 < len(tokens) and tokens[i + 1] in (
+                "maybe_unused", "nodiscard", "likely", "unlikely", "fallthrough", "deprecated") and tokens[i + 2] == "]]"):
+            return "an attribute other than [[maybe_unused]], [[nodiscard]], [[likely]], [[unlikely]], [[fallthrough]]"
+        if not word(t):
+            continue
+        if t in ("asm", "__asm", "__asm__", "extern", "goto", "__attribute__", "__declspec", "export", "register"):
+            return f"`{t}`"
+        if local and t in ("return", "co_return", "throw") and not lambda_depth[i]:
+            return f"`{t}` inside main (the program's check after your region must run)"
+        if t in REGION_KEYWORDS:
+            continue
+        member = i > 0 and tokens[i - 1] in (".", "->")
+        qual = tokens[i - 2] if i >= 2 and tokens[i - 1] == "::" else None
+        rooted = i >= 1 and tokens[i - 1] == "::" and (i < 2 or not word(tokens[i - 2]) and tokens[i - 2] != ">")
+        if t in DENIED_NAMES or t.startswith("__builtin"):
+            return f"`{t}`"
+        if qual == "std":
+            if t not in STD_NAMES:
+                return f"`std::{t}`"
+            continue
+        if member or CUDA_NAMES.fullmatch(t) or t in ("std", "compat"):
+            continue
+        if t.startswith("_") and t not in program:
+            return f"`{t}`"
+        if t in program or t in lib or re.fullmatch(r"cuda[A-Z]\w*|cu[A-Z]\w*", t):
+            continue
+        if t in declared and not rooted:
+            is_call = i + 1 < len(tokens) and tokens[i + 1] == "(" and i not in constructed and not (
+                word(tokens[i - 1]) and tokens[i - 1] not in STATEMENT_WORDS)
+            if not is_call or t in callable_:
+                continue
+        return f"`{t}`"
+    return ""
+
+
+def namespace_variables(region_text):
+    """The first variable that a region at namespace scope defines other than a constexpr, __device__,
+    __constant__ or __managed__ one (a host variable's initializer or constructor runs before main), or ''."""
+    code = strip_code("\n".join(l for l in region_text.splitlines() if not l.strip().startswith("#")))
+    tokens = re.findall(r"[A-Za-z_]\w*|::|->|[0-9][\w.]*|\S", code)
+    seg, depth = [], 0
+    word = lambda t: bool(_DECL_WORD.fullmatch(t))
+    for t in tokens:
+        if t == "{" and depth == 0 and seg[:1] == ["namespace"]:
+            seg = []  # a namespace block: look into it
+        elif t == "{":
+            depth += 1
+            seg.append("{...}") if depth == 1 else None
+        elif t == "}":
+            if depth == 0:
+                seg = []  # the end of a namespace block
+            else:
+                depth -= 1
+                if depth == 0 and seg[:1] not in (["struct"], ["class"], ["union"], ["enum"], ["template"], ["typedef"]) \
+                        and "=" not in seg and "(" in seg:
+                    seg = []  # a function body ends the definition
+        elif depth:
+            pass
+        elif t == ";":
+            s, seg = seg, []
+            if not s or s[0] in ("using", "typedef", "template", "static_assert", "namespace", "friend"):
+                continue
+            if {"constexpr", "__device__", "__constant__", "__managed__"} & set(s):
+                continue
+            if s[0] in ("struct", "class", "union", "enum") and (s[-1] == "{...}" or len(s) <= 3):
+                continue  # a type (a declarator after its body is a variable)
+            if "(" in s and "=" not in s:
+                k = s.index("(")
+                params = s[k + 1:k + 2]
+                if k > 0 and word(s[k - 1]) and "{...}" not in s and "[" not in s and (
+                        not params or params[0] == ")" or word(params[0]) or params[0] == "..."):
+                    continue  # a function's declaration
+            names = [x for x in s if word(x) and x not in KEYWORDS]
+            return names[-1] if names else s[0]
+        else:
+            seg.append(t)
+    return ""
+
+
 def library_names():
     """The names of common/ that a program's code can reach: what its headers and library source
     declare at namespace scope, and every identifier of its macros (a macro's body is compiled where
@@ -329,10 +645,77 @@ def replaced_names(mine, theirs, f, g):
     before = strip_code("\n".join(theirs[:g[0]]))
     local = before.count("{") > before.count("}")  # the region is inside a function's body
     allowed = declared_names("\n".join(theirs[g[0] + 1:g[1]]), local)
-    outside = identifiers("\n".join(theirs[:g[0]] + theirs[g[1] + 1:]))
-    used = outside | library_names()
-    return sorted(n for n in declared_names(region, local) - allowed
-                  if n in used or RUNTIME_NAME.fullmatch(n) or n == "operator")
+    after = strip_code("\n".join(theirs[g[1] + 1:]))
+    if local:
+        # A local name hides others only in the rest of its block: the code after the region up to the
+        # brace that closes the block the region is in (other functions' parameters are not there).
+        depth, k = 0, len(after)
+        for k, c in enumerate(after):
+            depth += {"{": 1, "}": -1}.get(c, 0)
+            if depth < 0:
+                break
+        used = identifiers(after[:k]) | library_names()
+        return sorted(n for n in declared_names(region, True) - allowed
+                      if n in used or RUNTIME_NAME.fullmatch(n))
+    # At namespace scope: every name of the program and of the library. A __device__ or __global__
+    # function cannot be called from host code, so it replaces none of the library's host functions and
+    # none of main's locals: it is checked against what the program declares at namespace scope only (an
+    # overload there could take a call of the program's device code).
+    outside = "\n".join(theirs[:g[0]]) + "\n" + after
+    program = identifiers(outside)
+    program_globals = declared_names(outside)
+    device_only = device_functions(region)
+    lib = library_names()
+    return sorted(n for n in declared_names(region) - allowed
+                  if (n in program_globals if n in device_only else (n in program or n in lib))
+                  or RUNTIME_NAME.fullmatch(n) or n == "operator")
+
+
+def device_functions(text):
+    """The names of the functions that `text` defines as __device__ (not __host__ too) or __global__."""
+    names = set()
+    code = strip_code(text)
+    for m in re.finditer(r"([A-Za-z_]\w*)\s*\(", code):
+        start = max(code.rfind(";", 0, m.start()), code.rfind("}", 0, m.start()), code.rfind("{", 0, m.start()))
+        head = code[start + 1:m.start()]
+        if re.search(r"\b(__device__|__global__)\b", head) and not re.search(r"\b__host__\b", head):
+            names.add(m.group(1))
+    return names
+
+
+def required_statement(region, text, level=0):
+    """Whether the region (without comments) has `text;` as a statement at brace depth `level` of the
+    region (0: its own level, not inside an if, a loop or a block; 1: in a function's body, as the
+    published region has it) and, for CHECK_LAUNCH(), as the statement right after each kernel launch."""
+    tokens = re.findall(r"[A-Za-z_]\w*|<<<|>>>|\S", region)
+    want = re.findall(r"[A-Za-z_]\w*|<<<|>>>|\S", text) + [";"]
+    depth, paren, stmt_start, found, launch_pending = 0, 0, 0, False, False
+    for i, t in enumerate(tokens):
+        if t == "(":
+            paren += 1
+        elif t == ")":
+            paren -= 1
+        elif t in ("{", "}"):
+            depth += 1 if t == "{" else -1
+            if paren == 0:
+                stmt_start = i + 1
+        elif t == ";" and paren == 0:
+            stmt = tokens[stmt_start:i + 1]
+            if stmt == want and depth == level:
+                found, launch_pending = True, False
+            elif launch_pending and "CHECK_LAUNCH" in want and depth == level:
+                return False  # a statement between the launch and its check
+            if "<<<" in stmt and "CHECK_LAUNCH" in want:
+                if depth != level:
+                    return False  # a launch inside a block: its check cannot be a statement of the region's level
+                launch_pending = True
+            stmt_start = i + 1
+    return found and not launch_pending
+
+
+def required_level(region, text):
+    """The brace depth at which the published region has `text;` as a statement (0 if it has none)."""
+    return next((d for d in range(4) if required_statement(region, text, d)), 0)
 
 
 def tampering(ex, src_file, published_file):
@@ -346,23 +729,44 @@ def tampering(ex, src_file, published_file):
         return (f"{ex.source}: the markers `{BEGIN_MARK} ----` and `{END_MARK} ----` must appear once each, "
                 f"in that order, as in exercises/{ex.source}; put them back around your change")
     for n in range(f[0] + 1, f[1]):
-        words = mine[n].strip().lstrip("#").split()
-        if mine[n].strip().startswith("#") and (not words or words[0] != "pragma"):
-            return (f"{ex.source} line {n + 1}, inside your region, is a preprocessor directive: only #pragma "
+        if mine[n].strip().startswith("#") and not re.fullmatch(
+                r"#\s*pragma\s+(unroll(\s+(\d+|[A-Za-z_]\w*))?|nounroll)\s*(//.*)?", mine[n].strip()):
+            return (f"{ex.source} line {n + 1}, inside your region, is a preprocessor directive: only #pragma unroll "
                     f"is allowed there (a macro could rewrite the check that follows)")
-    region = strip_code("\n".join(mine[f[0] + 1:f[1]]))
-    process = sorted(PROCESS_NAMES & set(re.findall(r"[A-Za-z_]\w*", region)))
-    if process:
-        return (f"{ex.source}: your region uses `{process[0]}`, which ends the process, starts another or takes "
-                f"over its output: the program's own check must have the last word; leave it out")
+    region_text = "\n".join(mine[f[0] + 1:f[1]])
+    region = strip_code(region_text)
+    before = strip_code("\n".join(theirs[:g[0]]))
+    local = before.count("{") > before.count("}")  # the region is inside a function's body (main)
+    published = strip_code("\n".join(l for l in theirs[g[0] + 1:g[1]] if not l.strip().startswith("#")))
+    balance = {o: published.count(o) - published.count(c) for o, c in (("(", ")"), ("{", "}"), ("[", "]"))}
+    problem = region_names(region_text, "\n".join(theirs), local, balance)
+    if problem and not problem.startswith("`"):
+        return f"{ex.source}: your region has {problem}"
+    if problem:
+        return (f"{ex.source}: your region uses {problem}, which a region may not use: it may name only C++'s and "
+                f"CUDA's own words, the program's and the library's names, and those it declares, and none that "
+                f"ends the process, jumps past the check, prints or writes elsewhere (the program's own check must "
+                f"have the last word)")
+    variable = "" if local else namespace_variables(region_text)
+    if variable:
+        return (f"{ex.source}: your region defines `{variable}`, a host variable at namespace scope: its initializer "
+                f"or constructor would run before main. Make it constexpr, a __device__ or __constant__ variable, "
+                f"or a local variable of a function")
     used = [n for n in ex.forbidden if re.search(r"\b" + re.escape(n) + r"\b", region)]
     if used:
         return (f"{ex.source}: your region uses `{used[0]}`, which this exercise keeps to the program (its "
                 f"record of the work the GPU did, or a way around that record): leave it to the code outside "
                 f"the region")
-    missing = [t for t in ex.required if " ".join(t.split()) not in " ".join(region.split())]
+    published_region = strip_code("\n".join(theirs[g[0] + 1:g[1]]))
+    missing = [t for t in ex.required if not required_statement(region, t, required_level(published_region, t))]
+    if missing and required_level(published_region, missing[0]):
+        return (f"{ex.source}: your region must keep `{missing[0]};` as published, a statement of its own in the "
+                f"same function (the exercise asks for the fix elsewhere: see its opening comment; this is a check "
+                f"of the text)")
     if missing:
-        return f"{ex.source}: your region must keep `{missing[0]}` (the exercise asks for it: see its opening comment)"
+        return (f"{ex.source}: your region must have `{missing[0]};` as a statement of its own, not inside an if, "
+                f"a loop or a block, and right after every kernel launch (<<<...>>>) if it is a launch check (the "
+                f"exercise asks for it: see its opening comment; this is a check of the text, not of what runs)")
     clash = replaced_names(mine, theirs, f, g)
     if clash:
         what = ", ".join(f"`{n}`" for n in clash[:5])

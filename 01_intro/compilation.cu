@@ -61,12 +61,14 @@ struct Report {
 Report run(int device, int n, bool banner, std::vector<int>* got = nullptr) {
     DeviceInfo dev = select_device(device, banner);
     Report r;
-    r.cc = dev.cc();
+    r.cc = dev.real.major * 10 + dev.real.minor;  // the GPU the JIT compiles for (also under a profile)
     cudaFuncAttributes fa;
     CpuTimer load;
     cudaError_t loaded = cudaFuncGetAttributes(&fa, poly);  // loads the module (lazy loading): SASS or JIT
     r.load_ms = load.stop_ms();
-    if (loaded == cudaErrorUnsupportedPtxVersion) {  // PTX newer than this driver's JIT compiler knows
+    int driver = 0;  // the refusal is "the driver is older than the toolkit" only if it is: else a fault
+    if (loaded == cudaErrorUnsupportedPtxVersion && cudaDriverGetVersion(&driver) == cudaSuccess &&
+        driver < CUDART_VERSION) {  // PTX newer than this driver's JIT compiler knows
         r.ptx_refused = true;
         return r;
     }

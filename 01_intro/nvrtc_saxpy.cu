@@ -132,7 +132,7 @@ int main(int argc, char** argv) {
     const int real_cc = dev.real.major * 10 + dev.real.minor;
     bool sass_ok = false;
     for (int arch : archs) sass_ok |= arch == real_cc;
-    int ptx_arch = std::min(dev.cc(), archs.back());
+    int ptx_arch = std::min({dev.cc(), real_cc, archs.back()});  // PTX the real GPU can run
     std::printf("NVRTC %d.%d: %d architectures (sm_%d .. sm_%d); n = %lld, a = %g\n", nvrtc_major, nvrtc_minor,
                 n_archs, archs.front(), archs.back(), n, a);
 
@@ -160,8 +160,12 @@ int main(int argc, char** argv) {
     std::vector<double> load_ms(versions.size());
     std::vector<char> loaded(versions.size(), 0);  // to unload: a lazily loaded PTX may be refused at launch
     // The driver refuses PTX newer than it knows at the load, or (lazy loading) at the first launch.
+    // Only a driver older than this NVRTC explains the refusal; with a driver as new, it is a fault.
+    int driver_version = 0;
+    if (cudaDriverGetVersion(&driver_version) != cudaSuccess) driver_version = 0;
+    const bool driver_older = driver_version < nvrtc_major * 1000 + nvrtc_minor * 10;
     auto refused = [&](size_t k, cudaError_t e) {
-        if (e != cudaErrorUnsupportedPtxVersion || !versions[k].ptx) return false;
+        if (e != cudaErrorUnsupportedPtxVersion || !versions[k].ptx || !driver_older) return false;
         (void)cudaGetLastError();  // a load error, not a sticky one: clear it for the calls that follow
         versions[k].refused = true;
         return true;

@@ -49,7 +49,7 @@ if not gpu or not drv:
     print("SKIPPED: no GPU in this runtime: Colab: Runtime > Change runtime type > T4 GPU; Kaggle: Settings > Accelerator > GPU T4 x2; then run again")
 elif sm is not None and sm < 75:
     print(f"SKIPPED: this GPU is sm_{sm}, below this lab's sm_75: on Kaggle choose GPU T4 x2, not P100")
-elif int(drv[1]) < 12:
+elif (int(drv[1]), int(drv[2])) < (12, 2):
     print(f"SKIPPED: the driver supports CUDA {drv[1]}.{drv[2]}: this lab needs a driver for CUDA 12.2 or newer")
 elif not nvcc:
     print("SKIPPED: no CUDA toolkit (nvcc) here: use a runtime that has one (Colab, Kaggle), or install the CUDA Toolkit 12.2 or newer")

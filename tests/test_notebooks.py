@@ -73,6 +73,7 @@ FIRST_CELL_CASES = {
     "no GPU": (None, None, "12.5", "SKIPPED: no GPU in this runtime", "ready"),
     "Kaggle P100": ("Tesla P100-PCIE-16GB, 6.0", "12.6", "12.5", "sm_60, below this lab's sm_75", "ready"),
     "driver for CUDA 11": ("Tesla T4, 7.5", "11.8", "12.5", "needs a driver for CUDA 12.2 or newer", "CUDA 11.x"),
+    "driver for CUDA 12.1": ("Tesla T4, 7.5", "12.1", "12.5", "needs a driver for CUDA 12.2 or newer", "ready"),
     "no nvcc": ("Tesla T4, 7.5", "12.4", None, "SKIPPED: no CUDA toolkit (nvcc)", "ready"),
     "nvcc 13 on a 12.x driver": ("Tesla T4, 7.5", "12.4", "13.0", "R580", "ready"),
     "GPU newer than nvcc": ("NVIDIA RTX PRO 6000, 12.0", "12.9", "12.5", "sm_120, which nvcc 12.5 cannot compile for",

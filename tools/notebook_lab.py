@@ -25,6 +25,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -87,6 +88,14 @@ def _sh(cmd, cwd=None, env=None, timeout=900, show=True):
         env.pop(k, None)
     p = subprocess.Popen([str(c) for c in cmd], cwd=cwd, env=env, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, start_new_session=True)
+    # The command's own session does not get the signals sent to ours (a runner's SIGTERM, a group
+    # kill): while it runs, SIGTERM and SIGHUP raise here, so that the `finally` below kills it too.
+    def _raise(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+    saved = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            saved[sig] = signal.signal(sig, _raise)
     decode = codecs.getincrementaldecoder("utf-8")(errors="replace")
     chunks, fd, deadline = [], p.stdout.fileno(), time.monotonic() + timeout
     rc = None
@@ -118,6 +127,8 @@ def _sh(cmd, cwd=None, env=None, timeout=900, show=True):
             print(f"\n(stopped after {timeout} s)" if time.monotonic() >= deadline else "\n(stopped)", flush=True)
             rc = 124
         p.stdout.close()
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
     return rc, "".join(chunks) + decode.decode(b"", final=True)
 
 
@@ -309,7 +320,9 @@ def check():
     if os.environ.get("CUDA_LAB_NOTEBOOK_LAB") == "skip":
         print("SKIPPED: make check (CUDA_LAB_NOTEBOOK_LAB=skip)")
         return
-    rc, _ = _make("check", *_ws_args())
+    # a limit of an hour (the lab's build and runs were not timed on a small GPU): a cell that hangs
+    # still ends, with "(stopped after 3600 s)"
+    rc, _ = _sh(["make", "--no-print-directory", "check", *_ws_args()], cwd=ROOT / _chapter, timeout=3600)
     print(f"[make check exited {rc}: 0 when every exercise is solved]")
 
 
@@ -329,7 +342,7 @@ def profile():
     else:
         print(ncu_probe(ncu))
     # lab.sh runs its ncu steps whenever ncu is on PATH: where the probe failed, they print ncu's own error
-    rc, _ = _sh(["make", "--no-print-directory", "profile"], cwd=ROOT / _chapter)
+    rc, _ = _sh(["make", "--no-print-directory", "profile"], cwd=ROOT / _chapter, timeout=3600)
     print(f"[make profile exited {rc}]")
 
 

@@ -51,7 +51,7 @@ def profile_names(root):
 
 def build_arch(build):
     """'compute_75' or 'sm_75' -> '7.5' (what the banner's "code built for" says); else None (no check)."""
-    m = re.fullmatch(r"(?:compute|sm)_(\d)(\d)[a-z]?", build or "")
+    m = re.fullmatch(r"(?:compute|sm)_(\d+)(\d)[a-z]?", build or "")
     return f"{m.group(1)}.{m.group(2)}" if m else None
 
 

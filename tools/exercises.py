@@ -236,6 +236,9 @@ register reinterpret_cast return short signed sizeof static static_assert static
 thread_local throw true try typedef typeid typename union unsigned using virtual void volatile wchar_t while
 __global__ __device__ __host__ __shared__ __constant__ __managed__ __forceinline__ __noinline__ __restrict__
 __launch_bounds__ __align__ __attribute__ __declspec __cluster_dims__ __grid_constant__ final override""".split())
+# Type keywords: a name in parentheses after one is declared (`int (n) = 3;`, `auto (f) = ...;`).
+TYPE_WORDS = {"void", "bool", "char", "char16_t", "char32_t", "wchar_t", "short", "int", "long", "float", "double",
+              "signed", "unsigned", "auto", "const", "volatile"}
 # An identifier before a parenthesised argument that declares nothing (__launch_bounds__(256) kernel(...)).
 NOT_DECLARED = {"__launch_bounds__", "__align__", "__attribute__", "alignas", "decltype", "sizeof", "alignof",
                 "__declspec", "__cluster_dims__", "noexcept", "static_assert"}
@@ -286,6 +289,29 @@ def declared_names(text, local=False):
 
     while i < len(tokens):
         t = tokens[i]
+        if not opaque and not paren and t == "[" and i + 1 < len(tokens) and tokens[i + 1] == "[":
+            while i + 1 < len(tokens) and not (tokens[i] == "]" and tokens[i + 1] == "]"):
+                i += 1  # an attribute ([[maybe_unused]]): it declares nothing
+            i += 2
+            continue
+        if local and not opaque and not paren and not found and not init and t == "[" and i >= 1 and (
+                tokens[i - 1] == "auto" or tokens[i - 1] in ("&", "&&") and i >= 2 and tokens[i - 2] == "auto"):
+            while i < len(tokens) and tokens[i] != "]":  # a structured binding: auto [a, b] = ...
+                if re.fullmatch(r"[A-Za-z_]\w*", tokens[i]):
+                    names.add(tokens[i])
+                i += 1
+            found = True
+            i += 1
+            continue
+        if not opaque and not paren and not found and not init and t == "(" and i >= 1 and i + 3 < len(
+                tokens) and re.fullmatch(r"[A-Za-z_]\w*", tokens[i + 1]) and tokens[i + 2] == ")" and (
+                tokens[i - 1] in ("&", "&&", "*") or tokens[i - 1] in TYPE_WORDS or
+                re.fullmatch(r"[A-Za-z_]\w*", tokens[i - 1]) and tokens[i - 1] not in NOT_DECLARED and
+                tokens[i + 3] in (("=", "{", "[") if local else ("=", "{", "[", "("))):
+            names.add(tokens[i + 1])  # a declarator in parentheses: auto (name) = ..., int (n);
+            found = True
+            paren, i = 0, i + 3
+            continue
         if t == "{":
             transparent = not opaque and not found and not init and first in ("namespace", "extern", "inline")
             if not opaque and not found and not init and not transparent and paren == 0 and (
@@ -398,6 +424,13 @@ STD_NAMES = {"min", "max", "swap", "vector", "array", "pair", "make_pair", "tupl
              "forward", "min_element", "max_element", "count", "count_if", "equal", "nullptr_t", "unique_ptr",
              "make_unique", "string", "to_string", "ceil", "trunc", "isnan", "isfinite", "popcount", "bit_cast",
              "common_type_t", "is_same_v", "enable_if_t", "remove_cv_t", "decay_t", "declval", "integral_constant"}
+# Members of a standard class template a region may name after `std::NAME<...>::`.
+STD_MEMBER_NAMES = {"size_type", "difference_type", "value_type", "reference", "const_reference", "pointer",
+                    "const_pointer", "iterator", "const_iterator", "reverse_iterator", "const_reverse_iterator",
+                    "element_type", "first_type", "second_type", "infinity", "epsilon", "lowest", "quiet_NaN",
+                    "digits", "is_signed"}
+# C library names a region may use without std:: (<cassert>, <cstring>).
+C_NAMES = {"assert", "memset", "memcpy"}
 STD_CLASS_TEMPLATES = {"vector", "array", "pair", "tuple", "unique_ptr", "numeric_limits", "initializer_list"}
 # CUDA's built-in variables, vector types, and device functions and intrinsics (the CUDA C++ Programming
 # Guide's lists), and the standard attributes.
@@ -516,6 +549,29 @@ def region_names(region_text, program_text, local, balance=None):
         elif prev == ">" and not through_ptr and calls and std_template(p):
             declared.add(t)  # std::vector<int> v(n): a standard class template's object, constructed
             constructed.add(i)
+    # Enumerators (enum [class] [NAME] [: TYPE] { A = 1, B }) and the names of a structured binding
+    # (auto [a, b] = ...) are declared too.
+    for i, t in enumerate(tokens):
+        if t == "enum":
+            k = i + 1
+            while k < len(tokens) and tokens[k] not in ("{", ";"):
+                k += 1
+            depth, expect = 0, True
+            while k < len(tokens):
+                depth += {"{": 1, "(": 1, "[": 1, "}": -1, ")": -1, "]": -1}.get(tokens[k], 0)
+                if depth == 0:
+                    break
+                if depth == 1 and word(tokens[k]) and expect:
+                    declared.add(tokens[k])
+                expect = depth == 1 and tokens[k] in ("{", ",")
+                k += 1
+        elif t == "[" and i >= 1 and (tokens[i - 1] == "auto" or tokens[i - 1] in ("&", "&&") and i >= 2 and
+                                      tokens[i - 2] == "auto"):
+            k = i + 1
+            while k < len(tokens) and tokens[k] != "]":
+                if word(tokens[k]):
+                    declared.add(tokens[k])
+                k += 1
     # The names the region declares that may be called: its functions and its lambdas. Any other name it
     # declares (a parameter, a variable) is not called: a call of one is a call of something else of that
     # name in another scope (a C library function named like one of its parameters).
@@ -561,11 +617,13 @@ def region_names(region_text, program_text, local, balance=None):
         rooted = i >= 1 and tokens[i - 1] == "::" and (i < 2 or not word(tokens[i - 2]) and tokens[i - 2] != ">")
         if t in DENIED_NAMES or t.startswith("__builtin"):
             return f"`{t}`"
+        if qual == ">" and t in STD_MEMBER_NAMES and std_template(i - 2):
+            continue  # std::vector<float>::size_type, std::numeric_limits<float>::infinity
         if qual == "std":
             if t not in STD_NAMES:
                 return f"`std::{t}`"
             continue
-        if member or CUDA_NAMES.fullmatch(t) or t in ("std", "compat"):
+        if member or CUDA_NAMES.fullmatch(t) or t in ("std", "compat") or t in C_NAMES and not qual:
             continue
         if t.startswith("_") and t not in program:
             return f"`{t}`"
@@ -611,17 +669,57 @@ def namespace_variables(region_text):
                 continue
             if s[0] in ("struct", "class", "union", "enum") and (s[-1] == "{...}" or len(s) <= 3):
                 continue  # a type (a declarator after its body is a variable)
+            if constant_arithmetic(s):
+                continue  # const int PAD = 1: initialized before any code runs
             if "(" in s and "=" not in s:
                 k = s.index("(")
                 params = s[k + 1:k + 2]
                 if k > 0 and word(s[k - 1]) and "{...}" not in s and "[" not in s and (
                         not params or params[0] == ")" or word(params[0]) or params[0] == "..."):
                     continue  # a function's declaration
-            names = [x for x in s if word(x) and x not in KEYWORDS]
+            names = [x for x in (s[:s.index("=")] if "=" in s else s) if word(x) and x not in KEYWORDS]
             return names[-1] if names else s[0]
         else:
             seg.append(t)
     return ""
+
+
+ARITHMETIC_WORDS = {"bool", "char", "short", "int", "long", "float", "double", "signed", "unsigned", "size_t",
+                    "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t"}
+
+
+def constant_arithmetic(s):
+    """Whether the tokens `s` of a namespace-scope declaration (without its `;`) define only const
+    variables of arithmetic type, each with an `=` initializer that calls nothing (literals, operators,
+    names, sizeof): `const int PAD = 1, ROWS2 = 2 * ROWS;`. Its value is computed before any code runs."""
+    k = 0
+    while k < len(s) and s[k] in ("static", "const", "inline", "std", "::"):
+        k += 1
+    head = s[:k]
+    while k < len(s) and s[k] in ARITHMETIC_WORDS | {"const"}:
+        head.append(s[k])
+        k += 1
+    if "const" not in head or not set(head) & ARITHMETIC_WORDS or "{...}" in s:
+        return False
+    decls, depth, cur = [], 0, []
+    for t in s[k:]:
+        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(t, 0)
+        if t == "," and depth == 0:
+            decls.append(cur)
+            cur = []
+        else:
+            cur.append(t)
+    decls.append(cur)
+    for d in decls:
+        if len(d) < 3 or not _DECL_WORD.fullmatch(d[0]) or d[1] != "=":
+            return False
+        init = d[2:]
+        for j, t in enumerate(init):
+            if _DECL_WORD.fullmatch(t) and j + 1 < len(init) and init[j + 1] == "(" and t not in ("sizeof", "alignof"):
+                return False  # a call: code that would run before main
+            if not (_DECL_WORD.fullmatch(t) or re.fullmatch(r"[0-9][\w.]*", t) or t in "+-*/%()<>=!&|^~?:"):
+                return False
+    return True
 
 
 def library_names():
@@ -636,6 +734,17 @@ def library_names():
             for macro in re.findall(r"^\s*#\s*define\s+(.*(?:\\\n.*)*)", text, flags=re.M):
                 names |= identifiers(macro)
     return names
+
+
+def library_macros():
+    """{name: the identifiers of its body} for every macro of common/ (its headers and library source)."""
+    macros = {}
+    for f in sorted((ROOT / "common").glob("*")):
+        if f.suffix in (".h", ".cuh", ".cpp"):
+            for m in re.finditer(r"^\s*#\s*define\s+([A-Za-z_]\w*)(.*(?:\\\n.*)*)", f.read_text(errors="replace"),
+                                 flags=re.M):
+                macros[m.group(1)] = macros.get(m.group(1), set()) | identifiers(m.group(2))
+    return macros
 
 
 def replaced_names(mine, theirs, f, g):
@@ -654,7 +763,13 @@ def replaced_names(mine, theirs, f, g):
             depth += {"{": 1, "}": -1}.get(c, 0)
             if depth < 0:
                 break
-        used = identifiers(after[:k]) | library_names()
+        used = identifiers(after[:k])
+        macros = library_macros()
+        pending = [n for n in used if n in macros]
+        while pending:  # a macro's body is compiled where it is expanded (CHECK's check_cuda)
+            body = macros.get(pending.pop(), set())
+            pending += [n for n in body - used if n in macros]
+            used |= body
         return sorted(n for n in declared_names(region, True) - allowed
                       if n in used or RUNTIME_NAME.fullmatch(n))
     # At namespace scope: every name of the program and of the library. A __device__ or __global__
@@ -740,7 +855,7 @@ def tampering(ex, src_file, published_file):
     published = strip_code("\n".join(l for l in theirs[g[0] + 1:g[1]] if not l.strip().startswith("#")))
     balance = {o: published.count(o) - published.count(c) for o, c in (("(", ")"), ("{", "}"), ("[", "]"))}
     problem = region_names(region_text, "\n".join(theirs), local, balance)
-    if problem and not problem.startswith("`"):
+    if problem and not re.fullmatch(r"`[^`]+`", problem):  # not a name: what the region has
         return f"{ex.source}: your region has {problem}"
     if problem:
         return (f"{ex.source}: your region uses {problem}, which a region may not use: it may name only C++'s and "

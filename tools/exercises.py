@@ -306,7 +306,7 @@ def declared_names(text, local=False):
         if not opaque and not paren and not found and not init and t == "(" and i >= 1 and i + 3 < len(
                 tokens) and re.fullmatch(r"[A-Za-z_]\w*", tokens[i + 1]) and tokens[i + 2] == ")" and (
                 tokens[i - 1] in ("&", "&&", "*") or tokens[i - 1] in TYPE_WORDS or
-                re.fullmatch(r"[A-Za-z_]\w*", tokens[i - 1]) and tokens[i - 1] not in NOT_DECLARED and
+                re.fullmatch(r"[A-Za-z_]\w*", tokens[i - 1]) and tokens[i - 1] not in NOT_DECLARED | KEYWORDS and
                 tokens[i + 3] in (("=", "{", "[") if local else ("=", "{", "[", "("))):
             names.add(tokens[i + 1])  # a declarator in parentheses: auto (name) = ..., int (n);
             found = True
@@ -798,12 +798,61 @@ def device_functions(text):
     return names
 
 
+def launch_form(stmt):
+    """Whether the tokens of a statement are a kernel launch and nothing else: NAME[<...>]<<<...>>>(...);"""
+    k = 1 if stmt and _DECL_WORD.fullmatch(stmt[0]) else len(stmt)
+    if k < len(stmt) and stmt[k] == "<":
+        depth = 0
+        while k < len(stmt):
+            depth += {"<": 1, ">": -1}.get(stmt[k], 0)
+            k += 1
+            if depth == 0:
+                break
+    for open_, close in (("<<<", ">>>"), ("(", ")")):
+        if k >= len(stmt) or stmt[k] != open_:
+            return False
+        depth = 0
+        while k < len(stmt):
+            depth += {open_: 1, close: -1}.get(stmt[k], 0)
+            k += 1
+            if depth == 0:
+                break
+    return k == len(stmt) - 1 and stmt[-1] == ";"
+
+
+def assigned_target(want):
+    """The tokens that the statement `want` assigns to (`out [ i ]` in `if (i < n) out[i] = f(i);`), or []."""
+    depth = 0
+    for k, t in enumerate(want):
+        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(t, 0)
+        if t == "=" and depth == 0 and want[k - 1] not in "=<>!" and want[k + 1] != "=":
+            j = k
+            while j > 0 and want[j - 1] != ")" and want[j - 1] != ";":
+                j -= 1
+            return want[j:k]  # after the condition of an `if`, if any
+    return []
+
+
 def required_statement(region, text, level=0):
     """Whether the region (without comments) has `text;` as a statement at brace depth `level` of the
     region (0: its own level, not inside an if, a loop or a block; 1: in a function's body, as the
-    published region has it) and, for CHECK_LAUNCH(), as the statement right after each kernel launch."""
+    published region has it). For CHECK_LAUNCH(): every kernel launch is a statement that is only the
+    launch (NAME<<<...>>>(...);) and is followed, in the same block, by CHECK_LAUNCH(); (the launch and
+    its check may be inside a block together). For a statement that assigns (wrap_mode's
+    `if (i < n) out[i] = tex1D<float>(...)`): it is the last statement of its block, and no other
+    statement of the region assigns to the same target. A check of the text: it cannot tell whether the
+    check would fire, nor follow a write through another name."""
     tokens = re.findall(r"[A-Za-z_]\w*|<<<|>>>|\S", region)
     want = re.findall(r"[A-Za-z_]\w*|<<<|>>>|\S", text) + [";"]
+    check_launch = "CHECK_LAUNCH" in want
+    target = [] if check_launch or "<<<" in want else assigned_target(want)
+    if target:
+        n = len(target)
+        writes = sum(1 for k in range(len(tokens) - n) if tokens[k:k + n] == target and tokens[k + n] == "=" and (
+            k + n + 1 >= len(tokens) or tokens[k + n + 1] != "=") or tokens[k:k + n] == target and
+            tokens[k + n] in "+-*/%&|^" and k + n + 1 < len(tokens) and tokens[k + n + 1] == "=")
+        if writes != 1:
+            return False  # another statement writes what the required one writes
     depth, paren, stmt_start, found, launch_pending = 0, 0, 0, False, False
     for i, t in enumerate(tokens):
         if t == "(":
@@ -811,18 +860,24 @@ def required_statement(region, text, level=0):
         elif t == ")":
             paren -= 1
         elif t in ("{", "}"):
+            if launch_pending and paren == 0:
+                return False  # the launch's block ends (or a block starts) before its check
             depth += 1 if t == "{" else -1
             if paren == 0:
                 stmt_start = i + 1
         elif t == ";" and paren == 0:
             stmt = tokens[stmt_start:i + 1]
-            if stmt == want and depth == level:
+            if launch_pending:
+                if stmt != want:
+                    return False  # a statement between the launch and its check
                 found, launch_pending = True, False
-            elif launch_pending and "CHECK_LAUNCH" in want and depth == level:
-                return False  # a statement between the launch and its check
-            if "<<<" in stmt and "CHECK_LAUNCH" in want:
-                if depth != level:
-                    return False  # a launch inside a block: its check cannot be a statement of the region's level
+            elif stmt == want and depth == level:
+                if target and (i + 1 >= len(tokens) or tokens[i + 1] != "}"):
+                    return False  # a statement after it in its block could overwrite what it wrote
+                found = True
+            if check_launch and "<<<" in stmt:
+                if not launch_form(stmt):
+                    return False  # the launch statement does something else too (launch, (void)cudaGetLastError();)
                 launch_pending = True
             stmt_start = i + 1
     return found and not launch_pending
@@ -876,12 +931,12 @@ def tampering(ex, src_file, published_file):
     missing = [t for t in ex.required if not required_statement(region, t, required_level(published_region, t))]
     if missing and required_level(published_region, missing[0]):
         return (f"{ex.source}: your region must keep `{missing[0]};` as published, a statement of its own in the "
-                f"same function (the exercise asks for the fix elsewhere: see its opening comment; this is a check "
+                f"same function, the last statement of its block and the only one that writes what it writes (the exercise asks for the fix elsewhere: see its opening comment; this is a check "
                 f"of the text)")
     if missing:
         return (f"{ex.source}: your region must have `{missing[0]};` as a statement of its own, not inside an if, "
-                f"a loop or a block, and right after every kernel launch (<<<...>>>) if it is a launch check (the "
-                f"exercise asks for it: see its opening comment; this is a check of the text, not of what runs)")
+                f"a loop or a block, and, if it is a launch check, right after every kernel launch (<<<...>>>), each "
+                f"launch a statement of its own (NAME<<<...>>>(...);) (the exercise asks for it: see its opening comment; this is a check of the text, not of what runs)")
     clash = replaced_names(mine, theirs, f, g)
     if clash:
         what = ", ".join(f"`{n}`" for n in clash[:5])

@@ -295,7 +295,7 @@ def declared_names(text, local=False):
             i += 2
             continue
         if local and not opaque and not paren and not found and not init and t == "[" and i >= 1 and (
-                tokens[i - 1] == "auto" or tokens[i - 1] in ("&", "&&") and i >= 2 and tokens[i - 2] == "auto"):
+                tokens[i - 1] == "auto" or tokens[i - 1] == "&" and "auto" in tokens[max(0, i - 3):i - 1]):
             while i < len(tokens) and tokens[i] != "]":  # a structured binding: auto [a, b] = ...
                 if re.fullmatch(r"[A-Za-z_]\w*", tokens[i]):
                     names.add(tokens[i])

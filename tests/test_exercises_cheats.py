@@ -246,7 +246,8 @@ def test_region_names_second_review(tmp_path):
     program = "int main() { std::vector<int> h; return 0; }"
     for text, local in (("enum { PAD = 1 }; __shared__ float t[32][32 + PAD];", False),
                         ("enum class Mode : int { A = 1, B }; Mode m = Mode::B; (void)m;", True),
-                        ("std::vector<float>::size_type s = h.size(); std::vector<int>::iterator it = h.begin();", True),
+                        ("std::vector<float>::size_type s = h.size(); std::vector<int>::iterator it = h.begin();",
+                         True),
                         ("int d = 0, e = 1; memset(&d, 0, sizeof d); memcpy(&d, &e, 4); assert(d == 1);", True),
                         ("auto [a, b] = std::make_pair(1, 2); int c = a + b; (void)c;", True)):
         assert ex.region_names(text, program, local) == "", text
@@ -265,6 +266,17 @@ def test_region_names_second_review(tmp_path):
     bad.write_text("\n".join(lines[:begin + 1] + ["    dim3 block(64, 16;"] + lines[end:]) + "\n")
     why = ex.tampering(entry, bad, work)
     assert "do not pair up" in why and "which a region may not use" not in why, why
+
+
+def test_local_clashes_after_the_region_only():
+    """Second review of issue 35, item 5: a local clashes with what the code after the region uses,
+    with the bodies of the macros it expands (CHECK: check_cuda) and with the CUDA runtime, not with
+    every name of the library (stream, start, base)."""
+    theirs = ["int main() {", ex.BEGIN_MARK + " ----", "    int a = 0;", ex.END_MARK + " ----",
+              "    CHECK(cudaFree(0));", "    return a;", "}"]
+    mine = theirs[:2] + ["    auto check_cuda = 1; cudaStream_t stream = 0; int start = 1, base = 2;",
+                         "    auto [a, cudaFree] = std::make_pair(1, 2);"] + theirs[3:]
+    assert ex.replaced_names(mine, theirs, ex.fence(mine), ex.fence(theirs)) == ["check_cuda", "cudaFree"]
 
 
 @pytest.mark.parametrize("region,ok", [

@@ -29,14 +29,17 @@ another, jumps, prints, or writes to a file or a descriptor, and the library's f
 a verdict or exit), no reserved name (leading underscore, __builtin_*) that is not CUDA's, no
 extern, asm, goto or attribute other than the standard ones, no `return` in a region inside main,
 no host variable at namespace scope (namespace_variables: its initializer or constructor runs
-before main), and none of the spellings that make the text read differently from what the compiler
-compiles (raw strings, digit separators, backslash line joins, unbalanced brackets).
+before main; a const arithmetic one whose initializer calls nothing is accepted), and none of the
+spellings that make the text read differently from what the compiler compiles (raw strings, digit
+separators, backslash line joins, unbalanced brackets).
 
 What the grader cannot rule out: these are checks of the region's TEXT, not a sandbox. The region
 is C++ compiled into the program's process and runs with all its rights; the scanner approximates
-C++'s grammar and scopes (a name the region declares counts as the region's everywhere in it), and
-code written to get past a reading of its text - pointer arithmetic on the program's memory or on a
-function's address, a call through an address computed at run time - is not detected. The run's
+C++'s grammar and scopes (a name the region declares counts as the region's everywhere in it; a
+declaration it does not read as one - it reads ordinary declarators, structured bindings and a name
+in parentheses - is not refused), and code written to get past a reading of its text - pointer
+arithmetic on the program's memory or on a function's address, a call through an address computed
+at run time, a write through another name - is not detected. The run's
 own check limits what such code could show: one verdict line (the last) and, for a faster exercise,
 one line with the figure. Reading a solved region stays the instructor's job.
 
@@ -51,13 +54,17 @@ Kinds of exercise and what `solved` means:
 The region may also not declare a name that the library (common/), the CUDA runtime or the program
 outside the region uses, unless the published region declares it too (an overload of bench_turns_ms,
 a local `auto CHECK = ...` or a global `int verdict` would replace what the check or the timing
-calls; a local counts only against the code after the region in its block, and a __device__ or
-__global__ function only against what the program declares at namespace scope, since neither can
+calls; a local counts only against the code after the region in its block and the bodies of the
+library's macros that code expands (CHECK's check_cuda), not against every name of the library,
+and a __device__ or __global__ function only against what the program declares at namespace scope, since neither can
 replace a host function of the library); may not mention the exercise's `forbidden` names (the
 program's record of the work its kernels did, e.g. a __device__ counter, or a way around it); and
 must have each text of `required` (e.g. CHECK_LAUNCH()) as a statement of its own at the region's
-level, a launch check right after each launch (required_statement: a check of the text, which
-cannot tell whether the check would fire).
+level (a launch check may be in a block with its launch instead), a launch check right after each
+launch in the same block, each launch a statement that is
+only the launch, and a required assignment (wrap_mode's kernel line) the last statement of its block
+and the only one that assigns its target (required_statement: a check of the text, which cannot tell
+whether the check would fire).
 
 exercises.txt keys: kind, section (manual section, number and title), title, source (fix/faster:
 the .cu file), args, sanitizer (comma list), measure, target, expect (predict: a number, a range
@@ -931,12 +938,14 @@ def tampering(ex, src_file, published_file):
     missing = [t for t in ex.required if not required_statement(region, t, required_level(published_region, t))]
     if missing and required_level(published_region, missing[0]):
         return (f"{ex.source}: your region must keep `{missing[0]};` as published, a statement of its own in the "
-                f"same function, the last statement of its block and the only one that writes what it writes (the exercise asks for the fix elsewhere: see its opening comment; this is a check "
-                f"of the text)")
+                f"same function, the last of its block and the only one that assigns what it assigns (the exercise "
+                f"asks for the fix elsewhere: see its opening comment; this is a check of the text)")
     if missing:
         return (f"{ex.source}: your region must have `{missing[0]};` as a statement of its own, not inside an if, "
-                f"a loop or a block, and, if it is a launch check, right after every kernel launch (<<<...>>>), each "
-                f"launch a statement of its own (NAME<<<...>>>(...);) (the exercise asks for it: see its opening comment; this is a check of the text, not of what runs)")
+                f"a loop or a block, and, if it is a launch check, right after every kernel launch in the same block "
+                f"(the launch and its check may share a block), each launch a statement of its own "
+                f"(NAME<<<...>>>(...);) (the exercise asks for it: see its opening comment; this is a check of the "
+                f"text, not of what runs)")
     clash = replaced_names(mine, theirs, f, g)
     if clash:
         what = ", ".join(f"`{n}`" for n in clash[:5])

@@ -311,10 +311,10 @@ def declared_names(text, local=False):
             i += 1
             continue
         if not opaque and not paren and not found and not init and t == "(" and i >= 1 and i + 3 < len(
-                tokens) and re.fullmatch(r"[A-Za-z_]\w*", tokens[i + 1]) and tokens[i + 2] == ")" and (
-                tokens[i - 1] in ("&", "&&", "*") or tokens[i - 1] in TYPE_WORDS or
-                re.fullmatch(r"[A-Za-z_]\w*", tokens[i - 1]) and tokens[i - 1] not in NOT_DECLARED | KEYWORDS and
-                tokens[i + 3] in (("=", "{", "[") if local else ("=", "{", "[", "("))):
+                tokens) and re.fullmatch(r"[A-Za-z_]\w*", tokens[i + 1]) and tokens[i + 1] not in KEYWORDS and \
+                tokens[i + 2] == ")" and (tokens[i - 1] in ("&", "*") or tokens[i - 1] in TYPE_WORDS or local and
+                                          re.fullmatch(r"[A-Za-z_]\w*", tokens[i - 1]) and
+                                          tokens[i - 1] not in NOT_DECLARED | KEYWORDS and tokens[i + 3] in ("=", "{", "[")):
             names.add(tokens[i + 1])  # a declarator in parentheses: auto (name) = ..., int (n);
             found = True
             paren, i = 0, i + 3

@@ -39,9 +39,9 @@ C++'s grammar and scopes (a name the region declares counts as the region's ever
 declaration it does not read as one - it reads ordinary declarators, structured bindings and a name
 in parentheses - is not refused), and code written to get past a reading of its text - pointer
 arithmetic on the program's memory or on a function's address, a call through an address computed
-at run time, a write through another name - is not detected. The run's
-own check limits what such code could show: one verdict line (the last) and, for a faster exercise,
-one line with the figure. Reading a solved region stays the instructor's job.
+at run time, a write through another name - is not detected. The run's own check limits what such
+code could show: one verdict line (the last) and, for a faster exercise, one line with the figure.
+Reading a solved region stays the instructor's job.
 
 Kinds of exercise and what `solved` means:
   predict  answers.txt holds NAME.predicted (anything, written before measuring: it is not graded)
@@ -56,15 +56,15 @@ outside the region uses, unless the published region declares it too (an overloa
 a local `auto CHECK = ...` or a global `int verdict` would replace what the check or the timing
 calls; a local counts only against the code after the region in its block and the bodies of the
 library's macros that code expands (CHECK's check_cuda), not against every name of the library,
-and a __device__ or __global__ function only against what the program declares at namespace scope, since neither can
-replace a host function of the library); may not mention the exercise's `forbidden` names (the
-program's record of the work its kernels did, e.g. a __device__ counter, or a way around it); and
-must have each text of `required` (e.g. CHECK_LAUNCH()) as a statement of its own at the region's
-level (a launch check may be in a block with its launch instead), a launch check right after each
-launch in the same block, each launch a statement that is
-only the launch, and a required assignment (wrap_mode's kernel line) the last statement of its block
-and the only one that assigns its target (required_statement: a check of the text, which cannot tell
-whether the check would fire).
+and a __device__ or __global__ function only against what the program declares at namespace scope,
+since neither can replace a host function of the library); may not mention the exercise's
+`forbidden` names (the program's record of the work its kernels did, e.g. a __device__ counter, or a
+way around it); and must have each text of `required` (e.g. CHECK_LAUNCH()) as a statement of its
+own at the region's level (a launch check may be in a block with its launch instead), a launch check
+right after each launch in the same block, each launch a statement that is only the launch, and a
+required assignment (wrap_mode's kernel line) the last statement of its block and the only one that
+assigns its target (required_statement: a check of the text, which cannot tell whether the check
+would fire).
 
 exercises.txt keys: kind, section (manual section, number and title), title, source (fix/faster:
 the .cu file), args, sanitizer (comma list), measure, target, expect (predict: a number, a range

@@ -313,10 +313,11 @@ def test_tampering_is_not_yet(chapter, entry, tmp_path, monkeypatch):
     refused(published[:begin] + published[begin + 1:end] + published[end + 1:], "markers")
     # a macro inside the region, which could rewrite the code after it
     refused(published[:begin + 1] + ["#define verdict fake"] + published[begin + 1:], "preprocessor")
-    # a function of the library declared in the region (an overload could win over it), and one of
-    # the CUDA runtime
+    # a function of the library declared in the region (an overload could win over it; inside main, a
+    # local named like the CPU check's `verdict` that the code after the region uses), and one of the
+    # CUDA runtime
     local = ex.strip_code("\n".join(published[:begin])).count("{") > ex.strip_code("\n".join(published[:begin])).count("}")
-    decl = ("auto Args = [] { return 0; };" if local else "inline int lab_corrupt_on() { return 0; }")
+    decl = ("auto verdict = [] { return 0; };" if local else "inline int lab_corrupt_on() { return 0; }")
     refused(published[:begin + 1] + [decl] + published[begin + 1:], "your region declares")
     decl = ("int cudaDeviceSynchronize = 0;" if local else "inline cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }")
     refused(published[:begin + 1] + [decl] + published[begin + 1:], "`cudaDeviceSynchronize`")

@@ -178,6 +178,12 @@ def test_cheat_builds_and_is_caught(built_cheats, path):
     ("dim3 block(32, 8); CHECK(cudaMalloc(&d, 4)); grid = 5; std::min(a, b); return f(x); auto g = [] {};",
      True, {"block", "g"}),
     ("for (int i = 0; i < n; ++i) { float v = 1; } if (x) { int w; }", True, set()),
+    # second review of issue 35, item 1: structured bindings and parenthesised declarators
+    ("[[maybe_unused]] auto [witness_sum, best] = std::make_pair(1, 0);", True, {"witness_sum", "best"}),
+    ("const auto& [a, b] = p; auto&& [c] = q;", True, {"a", "b", "c"}),
+    ("auto (witness_now) = [&] { return 0; }; int (n) = 3; CHECK(cudaFree(d)); cudaFree(d); if (x) {}", True,
+     {"witness_now", "n"}),
+    ("double (bench_turns_ms)(std::initializer_list<FnRef> f, int r) { return 0; }", False, {"bench_turns_ms"}),
 ])
 def test_declared_names(text, local, want):
     assert ex.declared_names(text, local) == want
@@ -232,6 +238,65 @@ def test_one_file_that_does_not_build_stops_nothing_else(tmp_path):
     line = next(l for l in out.splitlines() if l.startswith("managed_sync "))
     assert "skipped" in line, out  # still graded (no GPU: skipped)
     assert not (tree / chapter / "workspace" / "prefetch_add").exists(), "a failed build left a program"
+
+
+def test_region_names_second_review(tmp_path):
+    """Second review of issue 35: what correct regions write (items 6, 7) is accepted; the reason for
+    unbalanced brackets reads as one (item 9)."""
+    program = "int main() { std::vector<int> h; return 0; }"
+    for text, local in (("enum { PAD = 1 }; __shared__ float t[32][32 + PAD];", False),
+                        ("enum class Mode : int { A = 1, B }; Mode m = Mode::B; (void)m;", True),
+                        ("std::vector<float>::size_type s = h.size(); std::vector<int>::iterator it = h.begin();",
+                         True),
+                        ("int d = 0, e = 1; memset(&d, 0, sizeof d); memcpy(&d, &e, 4); assert(d == 1);", True),
+                        ("auto [a, b] = std::make_pair(1, 2); int c = a + b; (void)c;", True)):
+        assert ex.region_names(text, program, local) == "", text
+    assert ex.region_names("std::vector<int>::exit(0);", program, True) == "`exit`"
+    for text in ("const int PAD = 1;", "static const int PAD = 1, ROWS2 = 2 * PAD;",
+                 "static const unsigned long N = sizeof(int) * 4;"):
+        assert ex.namespace_variables(text) == "", text
+    for text, name in (("const int PAD = start();", "PAD"), ("int PAD = 1;", "PAD"), ("const int X{f()};", "X"),
+                       ("const Timer t = 1;", "t")):
+        assert ex.namespace_variables(text) == name, text
+    chapter, entry = ENTRIES["launch_config"]
+    work = ROOT / chapter / "exercises" / entry.source
+    lines = work.read_text().splitlines()
+    begin, end = ex.fence(lines)
+    bad = tmp_path / entry.source
+    bad.write_text("\n".join(lines[:begin + 1] + ["    dim3 block(64, 16;"] + lines[end:]) + "\n")
+    why = ex.tampering(entry, bad, work)
+    assert "do not pair up" in why and "which a region may not use" not in why, why
+
+
+def test_local_clashes_after_the_region_only():
+    """Second review of issue 35, item 5: a local clashes with what the code after the region uses,
+    with the bodies of the macros it expands (CHECK: check_cuda) and with the CUDA runtime, not with
+    every name of the library (stream, start, base)."""
+    theirs = ["int main() {", ex.BEGIN_MARK + " ----", "    int a = 0;", ex.END_MARK + " ----",
+              "    CHECK(cudaFree(0));", "    return a;", "}"]
+    mine = theirs[:2] + ["    auto check_cuda = 1; cudaStream_t stream = 0; int start = 1, base = 2;",
+                         "    auto [a, cudaFree] = std::make_pair(1, 2);"] + theirs[3:]
+    assert ex.replaced_names(mine, theirs, ex.fence(mine), ex.fence(theirs)) == ["check_cuda", "cudaFree"]
+
+
+@pytest.mark.parametrize("region,ok", [
+    ("k<<<g, b>>>(x); CHECK_LAUNCH();", True),
+    ("if (n > 0) { k<<<g, b>>>(x); CHECK_LAUNCH(); }", True),
+    ("k<<<g, b>>>(x), (void)cudaGetLastError(); CHECK_LAUNCH();", False),
+    ("if (n > 0) k<<<g, b>>>(x); CHECK_LAUNCH();", False),
+    ("if (n > 0) { k<<<g, b>>>(x); } CHECK_LAUNCH();", False),
+    ("k<<<g, b>>>(x); if (n < 0) CHECK_LAUNCH();", False),
+])
+def test_required_launch_check(region, ok):
+    assert ex.required_statement(region, "CHECK_LAUNCH()") == ok
+
+
+def test_required_assignment_is_the_last_write():
+    want = "if (i < n) out[i] = f(i)"
+    assert ex.required_statement("{ int i = 0; if (i < n) out[i] = f(i); }", want, 1)
+    assert not ex.required_statement("{ int i = 0; if (i < n) out[i] = f(i); out[i] = 0; }", want, 1)
+    assert not ex.required_statement("{ int i = 0; if (i < n) out[i] = f(i); if (i < n) out[i] += 1; }", want, 1)
+    assert not ex.required_statement("{ int i = 0; if (i < n) out[i] = f(i); g(); }", want, 1)
 
 
 # ---- region_names on small texts: what a correct region writes is accepted, what reaches outside the

@@ -29,16 +29,19 @@ another, jumps, prints, or writes to a file or a descriptor, and the library's f
 a verdict or exit), no reserved name (leading underscore, __builtin_*) that is not CUDA's, no
 extern, asm, goto or attribute other than the standard ones, no `return` in a region inside main,
 no host variable at namespace scope (namespace_variables: its initializer or constructor runs
-before main), and none of the spellings that make the text read differently from what the compiler
-compiles (raw strings, digit separators, backslash line joins, unbalanced brackets).
+before main; a const arithmetic one whose initializer calls nothing is accepted), and none of the
+spellings that make the text read differently from what the compiler compiles (raw strings, digit
+separators, backslash line joins, unbalanced brackets).
 
 What the grader cannot rule out: these are checks of the region's TEXT, not a sandbox. The region
 is C++ compiled into the program's process and runs with all its rights; the scanner approximates
-C++'s grammar and scopes (a name the region declares counts as the region's everywhere in it), and
-code written to get past a reading of its text - pointer arithmetic on the program's memory or on a
-function's address, a call through an address computed at run time - is not detected. The run's
-own check limits what such code could show: one verdict line (the last) and, for a faster exercise,
-one line with the figure. Reading a solved region stays the instructor's job.
+C++'s grammar and scopes (a name the region declares counts as the region's everywhere in it; a
+declaration it does not read as one - it reads ordinary declarators, structured bindings and a name
+in parentheses - is not refused), and code written to get past a reading of its text - pointer
+arithmetic on the program's memory or on a function's address, a call through an address computed
+at run time, a write through another name - is not detected. The run's own check limits what such
+code could show: one verdict line (the last) and, for a faster exercise, one line with the figure.
+Reading a solved region stays the instructor's job.
 
 Kinds of exercise and what `solved` means:
   predict  answers.txt holds NAME.predicted (anything, written before measuring: it is not graded)
@@ -51,13 +54,17 @@ Kinds of exercise and what `solved` means:
 The region may also not declare a name that the library (common/), the CUDA runtime or the program
 outside the region uses, unless the published region declares it too (an overload of bench_turns_ms,
 a local `auto CHECK = ...` or a global `int verdict` would replace what the check or the timing
-calls; a local counts only against the code after the region in its block, and a __device__ or
-__global__ function only against what the program declares at namespace scope, since neither can
-replace a host function of the library); may not mention the exercise's `forbidden` names (the
-program's record of the work its kernels did, e.g. a __device__ counter, or a way around it); and
-must have each text of `required` (e.g. CHECK_LAUNCH()) as a statement of its own at the region's
-level, a launch check right after each launch (required_statement: a check of the text, which
-cannot tell whether the check would fire).
+calls; a local counts only against the code after the region in its block and the bodies of the
+library's macros that code expands (CHECK's check_cuda), not against every name of the library,
+and a __device__ or __global__ function only against what the program declares at namespace scope,
+since neither can replace a host function of the library); may not mention the exercise's
+`forbidden` names (the program's record of the work its kernels did, e.g. a __device__ counter, or a
+way around it); and must have each text of `required` (e.g. CHECK_LAUNCH()) as a statement of its
+own at the region's level (a launch check may be in a block with its launch instead), a launch check
+right after each launch in the same block, each launch a statement that is only the launch, and a
+required assignment (wrap_mode's kernel line) the last statement of its block and the only one that
+assigns its target (required_statement: a check of the text, which cannot tell whether the check
+would fire).
 
 exercises.txt keys: kind, section (manual section, number and title), title, source (fix/faster:
 the .cu file), args, sanitizer (comma list), measure, target, expect (predict: a number, a range
@@ -236,6 +243,9 @@ register reinterpret_cast return short signed sizeof static static_assert static
 thread_local throw true try typedef typeid typename union unsigned using virtual void volatile wchar_t while
 __global__ __device__ __host__ __shared__ __constant__ __managed__ __forceinline__ __noinline__ __restrict__
 __launch_bounds__ __align__ __attribute__ __declspec __cluster_dims__ __grid_constant__ final override""".split())
+# Type keywords: a name in parentheses after one is declared (`int (n) = 3;`, `auto (f) = ...;`).
+TYPE_WORDS = {"void", "bool", "char", "char16_t", "char32_t", "wchar_t", "short", "int", "long", "float", "double",
+              "signed", "unsigned", "auto", "const", "volatile"}
 # An identifier before a parenthesised argument that declares nothing (__launch_bounds__(256) kernel(...)).
 NOT_DECLARED = {"__launch_bounds__", "__align__", "__attribute__", "alignas", "decltype", "sizeof", "alignof",
                 "__declspec", "__cluster_dims__", "noexcept", "static_assert"}
@@ -286,6 +296,29 @@ def declared_names(text, local=False):
 
     while i < len(tokens):
         t = tokens[i]
+        if not opaque and not paren and t == "[" and i + 1 < len(tokens) and tokens[i + 1] == "[":
+            while i + 1 < len(tokens) and not (tokens[i] == "]" and tokens[i + 1] == "]"):
+                i += 1  # an attribute ([[maybe_unused]]): it declares nothing
+            i += 2
+            continue
+        if local and not opaque and not paren and not found and not init and t == "[" and i >= 1 and (
+                tokens[i - 1] == "auto" or tokens[i - 1] == "&" and "auto" in tokens[max(0, i - 3):i - 1]):
+            while i < len(tokens) and tokens[i] != "]":  # a structured binding: auto [a, b] = ...
+                if re.fullmatch(r"[A-Za-z_]\w*", tokens[i]):
+                    names.add(tokens[i])
+                i += 1
+            found = True
+            i += 1
+            continue
+        if not opaque and not paren and not found and not init and t == "(" and i >= 1 and i + 3 < len(
+                tokens) and re.fullmatch(r"[A-Za-z_]\w*", tokens[i + 1]) and tokens[i + 1] not in KEYWORDS and \
+                tokens[i + 2] == ")" and (tokens[i - 1] in ("&", "*") or tokens[i - 1] in TYPE_WORDS or local and
+                                          re.fullmatch(r"[A-Za-z_]\w*", tokens[i - 1]) and
+                                          tokens[i - 1] not in NOT_DECLARED | KEYWORDS and tokens[i + 3] in ("=", "{", "[")):
+            names.add(tokens[i + 1])  # a declarator in parentheses: auto (name) = ..., int (n);
+            found = True
+            paren, i = 0, i + 3
+            continue
         if t == "{":
             transparent = not opaque and not found and not init and first in ("namespace", "extern", "inline")
             if not opaque and not found and not init and not transparent and paren == 0 and (
@@ -398,6 +431,13 @@ STD_NAMES = {"min", "max", "swap", "vector", "array", "pair", "make_pair", "tupl
              "forward", "min_element", "max_element", "count", "count_if", "equal", "nullptr_t", "unique_ptr",
              "make_unique", "string", "to_string", "ceil", "trunc", "isnan", "isfinite", "popcount", "bit_cast",
              "common_type_t", "is_same_v", "enable_if_t", "remove_cv_t", "decay_t", "declval", "integral_constant"}
+# Members of a standard class template a region may name after `std::NAME<...>::`.
+STD_MEMBER_NAMES = {"size_type", "difference_type", "value_type", "reference", "const_reference", "pointer",
+                    "const_pointer", "iterator", "const_iterator", "reverse_iterator", "const_reverse_iterator",
+                    "element_type", "first_type", "second_type", "infinity", "epsilon", "lowest", "quiet_NaN",
+                    "digits", "is_signed"}
+# C library names a region may use without std:: (<cassert>, <cstring>).
+C_NAMES = {"assert", "memset", "memcpy"}
 STD_CLASS_TEMPLATES = {"vector", "array", "pair", "tuple", "unique_ptr", "numeric_limits", "initializer_list"}
 # CUDA's built-in variables, vector types, and device functions and intrinsics (the CUDA C++ Programming
 # Guide's lists), and the standard attributes.
@@ -516,6 +556,29 @@ def region_names(region_text, program_text, local, balance=None):
         elif prev == ">" and not through_ptr and calls and std_template(p):
             declared.add(t)  # std::vector<int> v(n): a standard class template's object, constructed
             constructed.add(i)
+    # Enumerators (enum [class] [NAME] [: TYPE] { A = 1, B }) and the names of a structured binding
+    # (auto [a, b] = ...) are declared too.
+    for i, t in enumerate(tokens):
+        if t == "enum":
+            k = i + 1
+            while k < len(tokens) and tokens[k] not in ("{", ";"):
+                k += 1
+            depth, expect = 0, True
+            while k < len(tokens):
+                depth += {"{": 1, "(": 1, "[": 1, "}": -1, ")": -1, "]": -1}.get(tokens[k], 0)
+                if depth == 0:
+                    break
+                if depth == 1 and word(tokens[k]) and expect:
+                    declared.add(tokens[k])
+                expect = depth == 1 and tokens[k] in ("{", ",")
+                k += 1
+        elif t == "[" and i >= 1 and (tokens[i - 1] == "auto" or tokens[i - 1] in ("&", "&&") and i >= 2 and
+                                      tokens[i - 2] == "auto"):
+            k = i + 1
+            while k < len(tokens) and tokens[k] != "]":
+                if word(tokens[k]):
+                    declared.add(tokens[k])
+                k += 1
     # The names the region declares that may be called: its functions and its lambdas. Any other name it
     # declares (a parameter, a variable) is not called: a call of one is a call of something else of that
     # name in another scope (a C library function named like one of its parameters).
@@ -561,11 +624,13 @@ def region_names(region_text, program_text, local, balance=None):
         rooted = i >= 1 and tokens[i - 1] == "::" and (i < 2 or not word(tokens[i - 2]) and tokens[i - 2] != ">")
         if t in DENIED_NAMES or t.startswith("__builtin"):
             return f"`{t}`"
+        if qual == ">" and t in STD_MEMBER_NAMES and std_template(i - 2):
+            continue  # std::vector<float>::size_type, std::numeric_limits<float>::infinity
         if qual == "std":
             if t not in STD_NAMES:
                 return f"`std::{t}`"
             continue
-        if member or CUDA_NAMES.fullmatch(t) or t in ("std", "compat"):
+        if member or CUDA_NAMES.fullmatch(t) or t in ("std", "compat") or t in C_NAMES and not qual:
             continue
         if t.startswith("_") and t not in program:
             return f"`{t}`"
@@ -611,17 +676,57 @@ def namespace_variables(region_text):
                 continue
             if s[0] in ("struct", "class", "union", "enum") and (s[-1] == "{...}" or len(s) <= 3):
                 continue  # a type (a declarator after its body is a variable)
+            if constant_arithmetic(s):
+                continue  # const int PAD = 1: initialized before any code runs
             if "(" in s and "=" not in s:
                 k = s.index("(")
                 params = s[k + 1:k + 2]
                 if k > 0 and word(s[k - 1]) and "{...}" not in s and "[" not in s and (
                         not params or params[0] == ")" or word(params[0]) or params[0] == "..."):
                     continue  # a function's declaration
-            names = [x for x in s if word(x) and x not in KEYWORDS]
+            names = [x for x in (s[:s.index("=")] if "=" in s else s) if word(x) and x not in KEYWORDS]
             return names[-1] if names else s[0]
         else:
             seg.append(t)
     return ""
+
+
+ARITHMETIC_WORDS = {"bool", "char", "short", "int", "long", "float", "double", "signed", "unsigned", "size_t",
+                    "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t"}
+
+
+def constant_arithmetic(s):
+    """Whether the tokens `s` of a namespace-scope declaration (without its `;`) define only const
+    variables of arithmetic type, each with an `=` initializer that calls nothing (literals, operators,
+    names, sizeof): `const int PAD = 1, ROWS2 = 2 * ROWS;`. Its value is computed before any code runs."""
+    k = 0
+    while k < len(s) and s[k] in ("static", "const", "inline", "std", "::"):
+        k += 1
+    head = s[:k]
+    while k < len(s) and s[k] in ARITHMETIC_WORDS | {"const"}:
+        head.append(s[k])
+        k += 1
+    if "const" not in head or not set(head) & ARITHMETIC_WORDS or "{...}" in s:
+        return False
+    decls, depth, cur = [], 0, []
+    for t in s[k:]:
+        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(t, 0)
+        if t == "," and depth == 0:
+            decls.append(cur)
+            cur = []
+        else:
+            cur.append(t)
+    decls.append(cur)
+    for d in decls:
+        if len(d) < 3 or not _DECL_WORD.fullmatch(d[0]) or d[1] != "=":
+            return False
+        init = d[2:]
+        for j, t in enumerate(init):
+            if _DECL_WORD.fullmatch(t) and j + 1 < len(init) and init[j + 1] == "(" and t not in ("sizeof", "alignof"):
+                return False  # a call: code that would run before main
+            if not (_DECL_WORD.fullmatch(t) or re.fullmatch(r"[0-9][\w.]*", t) or t in "+-*/%()<>=!&|^~?:"):
+                return False
+    return True
 
 
 def library_names():
@@ -636,6 +741,17 @@ def library_names():
             for macro in re.findall(r"^\s*#\s*define\s+(.*(?:\\\n.*)*)", text, flags=re.M):
                 names |= identifiers(macro)
     return names
+
+
+def library_macros():
+    """{name: the identifiers of its body} for every macro of common/ (its headers and library source)."""
+    macros = {}
+    for f in sorted((ROOT / "common").glob("*")):
+        if f.suffix in (".h", ".cuh", ".cpp"):
+            for m in re.finditer(r"^\s*#\s*define\s+([A-Za-z_]\w*)(.*(?:\\\n.*)*)", f.read_text(errors="replace"),
+                                 flags=re.M):
+                macros[m.group(1)] = macros.get(m.group(1), set()) | identifiers(m.group(2))
+    return macros
 
 
 def replaced_names(mine, theirs, f, g):
@@ -654,7 +770,13 @@ def replaced_names(mine, theirs, f, g):
             depth += {"{": 1, "}": -1}.get(c, 0)
             if depth < 0:
                 break
-        used = identifiers(after[:k]) | library_names()
+        used = identifiers(after[:k])
+        macros = library_macros()
+        pending = [n for n in used if n in macros]
+        while pending:  # a macro's body is compiled where it is expanded (CHECK's check_cuda)
+            body = macros.get(pending.pop(), set())
+            pending += [n for n in body - used if n in macros]
+            used |= body
         return sorted(n for n in declared_names(region, True) - allowed
                       if n in used or RUNTIME_NAME.fullmatch(n))
     # At namespace scope: every name of the program and of the library. A __device__ or __global__
@@ -683,12 +805,61 @@ def device_functions(text):
     return names
 
 
+def launch_form(stmt):
+    """Whether the tokens of a statement are a kernel launch and nothing else: NAME[<...>]<<<...>>>(...);"""
+    k = 1 if stmt and _DECL_WORD.fullmatch(stmt[0]) else len(stmt)
+    if k < len(stmt) and stmt[k] == "<":
+        depth = 0
+        while k < len(stmt):
+            depth += {"<": 1, ">": -1}.get(stmt[k], 0)
+            k += 1
+            if depth == 0:
+                break
+    for open_, close in (("<<<", ">>>"), ("(", ")")):
+        if k >= len(stmt) or stmt[k] != open_:
+            return False
+        depth = 0
+        while k < len(stmt):
+            depth += {open_: 1, close: -1}.get(stmt[k], 0)
+            k += 1
+            if depth == 0:
+                break
+    return k == len(stmt) - 1 and stmt[-1] == ";"
+
+
+def assigned_target(want):
+    """The tokens that the statement `want` assigns to (`out [ i ]` in `if (i < n) out[i] = f(i);`), or []."""
+    depth = 0
+    for k, t in enumerate(want):
+        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(t, 0)
+        if t == "=" and depth == 0 and want[k - 1] not in "=<>!" and want[k + 1] != "=":
+            j = k
+            while j > 0 and want[j - 1] != ")" and want[j - 1] != ";":
+                j -= 1
+            return want[j:k]  # after the condition of an `if`, if any
+    return []
+
+
 def required_statement(region, text, level=0):
     """Whether the region (without comments) has `text;` as a statement at brace depth `level` of the
     region (0: its own level, not inside an if, a loop or a block; 1: in a function's body, as the
-    published region has it) and, for CHECK_LAUNCH(), as the statement right after each kernel launch."""
+    published region has it). For CHECK_LAUNCH(): every kernel launch is a statement that is only the
+    launch (NAME<<<...>>>(...);) and is followed, in the same block, by CHECK_LAUNCH(); (the launch and
+    its check may be inside a block together). For a statement that assigns (wrap_mode's
+    `if (i < n) out[i] = tex1D<float>(...)`): it is the last statement of its block, and no other
+    statement of the region assigns to the same target. A check of the text: it cannot tell whether the
+    check would fire, nor follow a write through another name."""
     tokens = re.findall(r"[A-Za-z_]\w*|<<<|>>>|\S", region)
     want = re.findall(r"[A-Za-z_]\w*|<<<|>>>|\S", text) + [";"]
+    check_launch = "CHECK_LAUNCH" in want
+    target = [] if check_launch or "<<<" in want else assigned_target(want)
+    if target:
+        n = len(target)
+        writes = sum(1 for k in range(len(tokens) - n) if tokens[k:k + n] == target and tokens[k + n] == "=" and (
+            k + n + 1 >= len(tokens) or tokens[k + n + 1] != "=") or tokens[k:k + n] == target and
+            tokens[k + n] in "+-*/%&|^" and k + n + 1 < len(tokens) and tokens[k + n + 1] == "=")
+        if writes != 1:
+            return False  # another statement writes what the required one writes
     depth, paren, stmt_start, found, launch_pending = 0, 0, 0, False, False
     for i, t in enumerate(tokens):
         if t == "(":
@@ -696,18 +867,24 @@ def required_statement(region, text, level=0):
         elif t == ")":
             paren -= 1
         elif t in ("{", "}"):
+            if launch_pending and paren == 0:
+                return False  # the launch's block ends (or a block starts) before its check
             depth += 1 if t == "{" else -1
             if paren == 0:
                 stmt_start = i + 1
         elif t == ";" and paren == 0:
             stmt = tokens[stmt_start:i + 1]
-            if stmt == want and depth == level:
+            if launch_pending:
+                if stmt != want:
+                    return False  # a statement between the launch and its check
                 found, launch_pending = True, False
-            elif launch_pending and "CHECK_LAUNCH" in want and depth == level:
-                return False  # a statement between the launch and its check
-            if "<<<" in stmt and "CHECK_LAUNCH" in want:
-                if depth != level:
-                    return False  # a launch inside a block: its check cannot be a statement of the region's level
+            elif stmt == want and depth == level:
+                if target and (i + 1 >= len(tokens) or tokens[i + 1] != "}"):
+                    return False  # a statement after it in its block could overwrite what it wrote
+                found = True
+            if check_launch and "<<<" in stmt:
+                if not launch_form(stmt):
+                    return False  # the launch statement does something else too (launch, (void)cudaGetLastError();)
                 launch_pending = True
             stmt_start = i + 1
     return found and not launch_pending
@@ -740,7 +917,7 @@ def tampering(ex, src_file, published_file):
     published = strip_code("\n".join(l for l in theirs[g[0] + 1:g[1]] if not l.strip().startswith("#")))
     balance = {o: published.count(o) - published.count(c) for o, c in (("(", ")"), ("{", "}"), ("[", "]"))}
     problem = region_names(region_text, "\n".join(theirs), local, balance)
-    if problem and not problem.startswith("`"):
+    if problem and not re.fullmatch(r"`[^`]+`", problem):  # not a name: what the region has
         return f"{ex.source}: your region has {problem}"
     if problem:
         return (f"{ex.source}: your region uses {problem}, which a region may not use: it may name only C++'s and "
@@ -761,12 +938,14 @@ def tampering(ex, src_file, published_file):
     missing = [t for t in ex.required if not required_statement(region, t, required_level(published_region, t))]
     if missing and required_level(published_region, missing[0]):
         return (f"{ex.source}: your region must keep `{missing[0]};` as published, a statement of its own in the "
-                f"same function (the exercise asks for the fix elsewhere: see its opening comment; this is a check "
-                f"of the text)")
+                f"same function, the last of its block and the only one that assigns what it assigns (the exercise "
+                f"asks for the fix elsewhere: see its opening comment; this is a check of the text)")
     if missing:
         return (f"{ex.source}: your region must have `{missing[0]};` as a statement of its own, not inside an if, "
-                f"a loop or a block, and right after every kernel launch (<<<...>>>) if it is a launch check (the "
-                f"exercise asks for it: see its opening comment; this is a check of the text, not of what runs)")
+                f"a loop or a block, and, if it is a launch check, right after every kernel launch in the same block "
+                f"(the launch and its check may share a block), each launch a statement of its own "
+                f"(NAME<<<...>>>(...);) (the exercise asks for it: see its opening comment; this is a check of the "
+                f"text, not of what runs)")
     clash = replaced_names(mine, theirs, f, g)
     if clash:
         what = ", ".join(f"`{n}`" for n in clash[:5])

@@ -36,8 +36,10 @@ separators, backslash line joins, unbalanced brackets).
 What the grader cannot rule out: these are checks of the region's TEXT, not a sandbox. The region
 is C++ compiled into the program's process and runs with all its rights; the scanner approximates
 C++'s grammar and scopes (a name the region declares counts as the region's everywhere in it; a
-declaration it does not read as one - it reads ordinary declarators, structured bindings and a name
-in parentheses - is not refused), and code written to get past a reading of its text - pointer
+declaration it does not read as one is not refused: it reads the common forms, `T name = ...`,
+`auto [a, b] = ...` and `auto (f) = ...`, and a review found forms it misses - brace initialisation,
+a decltype(...) type, `auto const [...]`, doubled parentheses - through which a region can shadow a
+name the check calls or overload the timing function), and code written to get past a reading of its text - pointer
 arithmetic on the program's memory or on a function's address, a call through an address computed
 at run time, a write through another name - is not detected. The run's own check limits what such
 code could show: one verdict line (the last) and, for a faster exercise, one line with the figure.

@@ -6,6 +6,10 @@ committed, without outputs).
     tools/notebooks.py build     write every .ipynb from its .py
     tools/notebooks.py check     exit 1 (naming the files) where an .ipynb is not the one build writes
 
+The first cells (the GPU/driver/toolkit check, finding or cloning the tree) are the same in every
+notebook and are kept once, in notebooks/setup_cells.py: a chapter's .py has one marker line
+(SETUP_MARKER) where build puts them.
+
 Needs jupytext (requirements.txt). The cells' ids are numbered (cell-0, cell-1, ...) so that the
 same .py always gives the same .ipynb.
 """
@@ -21,11 +25,26 @@ def sources():
     return sorted(NOTEBOOKS.glob("0[0-9]_*.py"))
 
 
+# The line of a chapter's .py where the cells of notebooks/setup_cells.py go (written once there: the
+# GPU/driver/toolkit check and the cell that finds or clones the tree, the same in every notebook).
+SETUP_MARKER = "# (here tools/notebooks.py puts the cells of notebooks/setup_cells.py: the same in every chapter)"
+
+
+def expanded(py):
+    """The chapter's .py text with the shared setup cells in place of its marker line."""
+    text = Path(py).read_text()
+    if text.count(SETUP_MARKER + "\n") != 1:
+        raise SystemExit(f"{py}: needs the line {SETUP_MARKER!r} once")
+    setup = (NOTEBOOKS / "setup_cells.py").read_text()
+    setup = setup[setup.index("# %%"):]  # its own header comment stays out of the notebooks
+    return text.replace(SETUP_MARKER + "\n", setup)
+
+
 def render(py):
     """The .ipynb text generated from a jupytext .py file."""
     import jupytext
     import nbformat
-    nb = jupytext.read(py, fmt="py:percent")
+    nb = jupytext.reads(expanded(py), fmt="py:percent")
     for i, cell in enumerate(nb.cells):
         cell["id"] = f"cell-{i}"
     nb.metadata.pop("jupytext", None)  # the .ipynb stands alone (Colab, Kaggle): no pairing metadata

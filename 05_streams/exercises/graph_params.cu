@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <vector>
 #include "common.cuh"
+#include "witness.cuh"  // gpu_witness, witness(), witness_sum(), witness_now(): the kernel's record
 
 struct Step {
     uint32_t mul, add;
@@ -26,19 +27,6 @@ struct Step {
 // Step i's constants: odd multipliers, so no step loses information.
 Step step_params(int i) { return {3u + 2u * (uint32_t)i, 0x9E3779B9u * (uint32_t)i + 1u}; }
 
-// The program's record that the kernel did the work: every element the kernel writes adds a hash of
-// its address and its bits to gpu_witness, and the check compares the sum with the one of the
-// result it downloads (a result computed on the CPU, copied in, or written twice fails it).
-__device__ unsigned long long gpu_witness;
-__host__ __device__ inline unsigned long long witness(const void* where, unsigned bits) {
-    unsigned long long x = (unsigned long long)(size_t)where * 0x9e3779b97f4a7c15ull ^ bits;
-    x ^= x >> 31;  // the splitmix64 finalizer
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 29;
-    x *= 0x94d049bb133111ebull;
-    x ^= x >> 32;
-    return x;
-}
 __device__ unsigned long long kernel_runs;  // launches of scale and shift that ran (graph or not)
 
 __global__ void scale(uint32_t* x, int n, uint32_t mul) {

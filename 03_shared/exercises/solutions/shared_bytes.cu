@@ -15,6 +15,7 @@
 #include <vector>
 #include <cstring>
 #include "common.cuh"
+#include "witness.cuh"  // gpu_witness, witness(), witness_sum(), witness_now(): the kernel's record
 
 // CPU reference: reverse every segment of `seg` elements (the last one may be shorter).
 void reverse_segments_cpu(const int* in, int* out, long long n, long long seg) {
@@ -24,31 +25,6 @@ void reverse_segments_cpu(const int* in, int* out, long long n, long long seg) {
     }
 }
 
-// The program's record that the kernel did the work: every element the kernel writes adds a hash of
-// its address and its bits to gpu_witness, and the check compares the sum with the one of the
-// result it downloads (a result computed on the CPU, copied in, or written twice fails it).
-__device__ unsigned long long gpu_witness;
-__host__ __device__ inline unsigned long long witness(const void* where, unsigned bits) {
-    unsigned long long x = (unsigned long long)(size_t)where * 0x9e3779b97f4a7c15ull ^ bits;
-    x ^= x >> 31;  // the splitmix64 finalizer
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 29;
-    x *= 0x94d049bb133111ebull;
-    x ^= x >> 32;
-    return x;
-}
-// The sum that the elements got[0..n) give at their device addresses d[0..n).
-template <class T>
-unsigned long long witness_sum(const T* d, const T* got, long long n) {
-    static_assert(sizeof(T) == 4, "32-bit elements");
-    unsigned long long sum = 0;
-    for (long long i = 0; i < n; ++i) {
-        unsigned bits;
-        std::memcpy(&bits, &got[i], 4);
-        sum += witness(d + i, bits);
-    }
-    return sum;
-}
 
 // The size of s is not known at compile time: it is whatever the launch asks for.
 __global__ void reverse_segments(int* data, long long n) {

@@ -17,6 +17,7 @@
 #include <vector>
 #include <cstring>
 #include "common.cuh"
+#include "witness.cuh"  // gpu_witness, witness(), witness_sum(), witness_now(): the kernel's record
 
 __device__ __forceinline__ unsigned long long global_ns() {
     unsigned long long t;
@@ -24,42 +25,6 @@ __device__ __forceinline__ unsigned long long global_ns() {
     return t;
 }
 
-// The program's record that the kernel did the work: every element the kernel writes adds a hash of
-// its address and its bits to gpu_witness, and the check compares the sum with the one of the
-// result it downloads (a result computed on the CPU, copied in, or written twice fails it).
-__device__ unsigned long long gpu_witness;
-__host__ __device__ inline unsigned long long witness(const void* where, unsigned bits) {
-    unsigned long long x = (unsigned long long)(size_t)where * 0x9e3779b97f4a7c15ull ^ bits;
-    x ^= x >> 31;  // the splitmix64 finalizer
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 29;
-    x *= 0x94d049bb133111ebull;
-    x ^= x >> 32;
-    return x;
-}
-// The sum that the elements got[0..n) give at their device addresses d[0..n).
-template <class T>
-unsigned long long witness_sum(const T* d, const T* got, long long n) {
-    static_assert(sizeof(T) == 4, "32-bit elements");
-    unsigned long long sum = 0;
-    for (long long i = 0; i < n; ++i) {
-        unsigned bits;
-        std::memcpy(&bits, &got[i], 4);
-        sum += witness(d + i, bits);
-    }
-    return sum;
-}
-// gpu_witness as it is now, read in a stream of its own that waits for no other (a snapshot: a
-// kernel still running has added only what it wrote so far).
-unsigned long long witness_now() {
-    cudaStream_t t;
-    CHECK(cudaStreamCreateWithFlags(&t, cudaStreamNonBlocking));
-    unsigned long long v = 0;
-    CHECK(cudaMemcpyFromSymbolAsync(&v, gpu_witness, sizeof v, 0, cudaMemcpyDeviceToHost, t));
-    CHECK(cudaStreamSynchronize(t));
-    CHECK(cudaStreamDestroy(t));
-    return v;
-}
 
 // y = x * x - 1 over a grid-stride loop; thread 0 of every block first waits work_ns of global
 // time, and its block waits for it, so no element is written before that.

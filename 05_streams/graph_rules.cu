@@ -157,14 +157,10 @@ int main(int argc, char** argv) {
     std::vector<uint32_t> in = random_vector<uint32_t>(n, 0, 0xffffffffu, 41);
     uint32_t *d_in, *d_x, *d_y, *d_z, *d_w;
     for (uint32_t** p : {&d_in, &d_x, &d_y, &d_z, &d_w}) CHECK(cudaMalloc(p, bytes));
-    // Load every kernel now: with lazy loading (the default on Linux since CUDA 12.2, on Windows since
-    // 12.3) loading a kernel at its first use can synchronize the device, and would hide an order the
-    // program forgot to state.
-    for (const void* k : {(const void*)producer, (const void*)axpb, (const void*)set_to, (const void*)add_to,
-                          (const void*)stamp}) {
-        cudaFuncAttributes fa;
-        CHECK(cudaFuncGetAttributes(&fa, k));
-    }
+    // Every kernel loaded now (common/device.cuh): a lazy first load can synchronize the device and
+    // would hide an order the program forgot to state.
+    load_kernels({(const void*)producer, (const void*)axpb, (const void*)set_to, (const void*)add_to,
+                  (const void*)stamp});
     cudaStream_t s1, s2, s3;
     for (cudaStream_t* s : {&s1, &s2, &s3}) CHECK(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking));
 

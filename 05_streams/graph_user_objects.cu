@@ -105,14 +105,9 @@ int main(int argc, char** argv) {
 
     DeviceInfo dev = select_device(args.device());
     (void)dev;
-    // Load every kernel now: with lazy loading (the default on Linux since CUDA 12.2, on Windows since
-    // 12.3) loading a kernel at its first use can synchronize the device. `hold` is first launched
-    // right after the set-up below, so its loading would hide a set-up left on the legacy stream
-    // (tests/mutants/05_streams.txt, setup-legacy).
-    for (const void* k : {(const void*)fill, (const void*)next_launch, (const void*)hold}) {
-        cudaFuncAttributes fa;
-        CHECK(cudaFuncGetAttributes(&fa, k));
-    }
+    // Every kernel loaded now (common/device.cuh): `hold` is first launched right after the set-up
+    // below, and its lazy loading could hide a set-up left on the legacy stream (setup-legacy).
+    load_kernels({(const void*)fill, (const void*)next_launch, (const void*)hold});
     Verdict verdict;
     std::vector<uint32_t> in = random_vector<uint32_t>(n, 0, 0xffffffffu, 21);
     unsigned long long expected_sum = 0;

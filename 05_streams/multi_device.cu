@@ -109,15 +109,11 @@ int main(int argc, char** argv) {
         std::printf("\n");
     }
 
-    // Load the kernels on both devices now: with lazy loading (the default since CUDA 12.2) a kernel's
-    // first launch on a device loads it there, which can synchronize that device and would hide an
-    // order the program forgot to state (tests/mutants/05_streams.txt; graph_rules does the same).
+    // The kernels loaded on both devices now (common/device.cuh): a kernel's lazy first load on a
+    // device can synchronize that device and would hide an order the program forgot to state.
     for (int d : {d0, d1}) {
         CHECK(cudaSetDevice(d));
-        for (const void* k : {(const void*)scale, (const void*)add_from}) {
-            cudaFuncAttributes fa;
-            CHECK(cudaFuncGetAttributes(&fa, k));
-        }
+        load_kernels({(const void*)scale, (const void*)add_from});
     }
     CHECK(cudaSetDevice(d0));
 

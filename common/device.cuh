@@ -38,6 +38,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -144,6 +145,12 @@ LAB_INLINE void require_cc(const DeviceInfo& d, int major, int minor, const char
 // The ordering stress of the test suite (tests/stress.py: random delays in front of every
 // asynchronous operation, CUDA_LAB_STRESS=1 in the environment) counts as such a tool.
 LAB_INLINE bool cuda_tool_attached();
+
+// Loads each kernel on the current device now (cudaFuncGetAttributes). With lazy loading (the default
+// on Linux since CUDA 12.2, on Windows since 12.3) a kernel is loaded at its first launch, and that
+// load can synchronize the device: a program that checks an ordering loads its kernels first, so
+// that a load never puts back an order the program forgot to state (tests/mutants/05_streams.txt).
+LAB_INLINE void load_kernels(std::initializer_list<const void*> kernels);
 
 // A texture object on linear memory needs devPtr aligned to the device's textureAlignment
 // (cudaDevAttrTextureAlignment: 512 bytes on the H100). cudaMalloc promises only 256 (the
@@ -479,6 +486,13 @@ LAB_INLINE void require_cc(const DeviceInfo& d, int major, int minor, const char
         skip(std::string(feature) + " requires compute capability " + std::to_string(major) + "." +
              std::to_string(minor) + "; " + d.prop.name + " is " + std::to_string(d.prop.major) + "." +
              std::to_string(d.prop.minor));
+}
+
+LAB_INLINE void load_kernels(std::initializer_list<const void*> kernels) {
+    for (const void* k : kernels) {
+        cudaFuncAttributes fa;
+        CHECK(cudaFuncGetAttributes(&fa, k));
+    }
 }
 
 LAB_INLINE bool cuda_tool_attached() {

@@ -159,8 +159,8 @@ int main(int argc, char** argv) {
     for (uint32_t** p : {&d_in, &d_x, &d_y, &d_z, &d_w}) CHECK(cudaMalloc(p, bytes));
     // Every kernel loaded now (common/device.cuh): a lazy first load can synchronize the device and
     // would hide an order the program forgot to state.
-    load_kernels({(const void*)producer, (const void*)axpb, (const void*)set_to, (const void*)add_to,
-                  (const void*)stamp});
+    LOAD_KERNELS((const void*)producer, (const void*)axpb, (const void*)set_to, (const void*)add_to,
+                 (const void*)stamp);
     cudaStream_t s1, s2, s3;
     for (cudaStream_t* s : {&s1, &s2, &s3}) CHECK(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking));
 

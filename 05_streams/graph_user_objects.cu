@@ -106,8 +106,9 @@ int main(int argc, char** argv) {
     DeviceInfo dev = select_device(args.device());
     (void)dev;
     // Every kernel loaded now (common/device.cuh): `hold` is first launched right after the set-up
-    // below, and its lazy loading could hide a set-up left on the legacy stream (setup-legacy).
-    load_kernels({(const void*)fill, (const void*)next_launch, (const void*)hold});
+    // below, and its lazy loading could hide a set-up left on the legacy stream
+    // (tests/mutants/05_streams.txt, setup-legacy).
+    LOAD_KERNELS((const void*)fill, (const void*)next_launch, (const void*)hold);
     Verdict verdict;
     std::vector<uint32_t> in = random_vector<uint32_t>(n, 0, 0xffffffffu, 21);
     unsigned long long expected_sum = 0;

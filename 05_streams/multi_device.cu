@@ -113,7 +113,7 @@ int main(int argc, char** argv) {
     // device can synchronize that device and would hide an order the program forgot to state.
     for (int d : {d0, d1}) {
         CHECK(cudaSetDevice(d));
-        load_kernels({(const void*)scale, (const void*)add_from});
+        LOAD_KERNELS((const void*)scale, (const void*)add_from);
     }
     CHECK(cudaSetDevice(d0));
 

@@ -150,7 +150,9 @@ LAB_INLINE bool cuda_tool_attached();
 // on Linux since CUDA 12.2, on Windows since 12.3) a kernel is loaded at its first launch, and that
 // load can synchronize the device: a program that checks an ordering loads its kernels first, so
 // that a load never puts back an order the program forgot to state (tests/mutants/05_streams.txt).
-LAB_INLINE void load_kernels(std::initializer_list<const void*> kernels);
+// LOAD_KERNELS(k1, k2, ...): a failed load is reported, as CHECK reports, at the caller's line.
+LAB_INLINE void load_kernels_at(std::initializer_list<const void*> kernels, const char* file, int line);
+#define LOAD_KERNELS(...) load_kernels_at({__VA_ARGS__}, __FILE__, __LINE__)
 
 // A texture object on linear memory needs devPtr aligned to the device's textureAlignment
 // (cudaDevAttrTextureAlignment: 512 bytes on the H100). cudaMalloc promises only 256 (the
@@ -488,10 +490,12 @@ LAB_INLINE void require_cc(const DeviceInfo& d, int major, int minor, const char
              std::to_string(d.prop.minor));
 }
 
-LAB_INLINE void load_kernels(std::initializer_list<const void*> kernels) {
+LAB_INLINE void load_kernels_at(std::initializer_list<const void*> kernels, const char* file, int line) {
+    int i = 0;
     for (const void* k : kernels) {
         cudaFuncAttributes fa;
-        CHECK(cudaFuncGetAttributes(&fa, k));
+        std::string what = "cudaFuncGetAttributes(LOAD_KERNELS' kernel " + std::to_string(++i) + ")";
+        check_cuda(cudaFuncGetAttributes(&fa, k), what.c_str(), file, line);
     }
 }
 

@@ -58,8 +58,9 @@ outside the region uses, unless the published region declares it too (an overloa
 a local `auto CHECK = ...` or a global `int verdict` would replace what the check or the timing
 calls; a local counts only against the code after the region in its block and the bodies of the
 library's macros that code expands (CHECK's check_cuda), not against every name of the library,
-and a __device__ or __global__ function only against what the program declares at namespace scope,
-since neither can replace a host function of the library); may not mention the exercise's
+and a __device__ or __global__ function only against what the program declares at namespace scope
+and what device code can reach in the library (gpu_witness, witness()), since neither can replace a
+host function of the library); may not mention the exercise's
 `forbidden` names (the program's record of the work its kernels did, e.g. a __device__ counter, or a
 way around it); and must have each text of `required` (e.g. CHECK_LAUNCH()) as a statement of its
 own at the region's level (a launch check may be in a block with its launch instead), a launch check
@@ -745,6 +746,17 @@ def library_names():
     return names
 
 
+def library_device_names():
+    """The names of common/ that device code can reach: its __device__ variables and its __device__
+    (or __host__ __device__) functions, e.g. witness.cuh's gpu_witness and witness()."""
+    names = set()
+    for f in sorted((ROOT / "common").glob("*")):
+        if f.suffix in (".h", ".cuh", ".cpp"):
+            text = f.read_text(errors="replace")
+            names |= set(re.findall(r"__device__[^;{}()=]*?\b([A-Za-z_]\w*)\s*[(;=\[]", text))
+    return names
+
+
 def library_macros():
     """{name: the identifiers of its body} for every macro of common/ (its headers and library source)."""
     macros = {}
@@ -783,15 +795,17 @@ def replaced_names(mine, theirs, f, g):
                       if n in used or RUNTIME_NAME.fullmatch(n))
     # At namespace scope: every name of the program and of the library. A __device__ or __global__
     # function cannot be called from host code, so it replaces none of the library's host functions and
-    # none of main's locals: it is checked against what the program declares at namespace scope only (an
-    # overload there could take a call of the program's device code).
+    # none of main's locals: it is checked against what the program declares at namespace scope and
+    # what device code can reach in the library (an overload of either could take a call of the
+    # program's device code, e.g. of witness.cuh's witness()).
     outside = "\n".join(theirs[:g[0]]) + "\n" + after
     program = identifiers(outside)
     program_globals = declared_names(outside)
     device_only = device_functions(region)
     lib = library_names()
+    lib_device = library_device_names()
     return sorted(n for n in declared_names(region) - allowed
-                  if (n in program_globals if n in device_only else (n in program or n in lib))
+                  if ((n in program_globals or n in lib_device) if n in device_only else (n in program or n in lib))
                   or RUNTIME_NAME.fullmatch(n) or n == "operator")
 
 

@@ -21,7 +21,6 @@ void saxpy_cpu(float a, const float* x, float* y, long long n) {
     for (long long i = 0; i < n; ++i) y[i] = a * x[i] + y[i];
 }
 
-
 __global__ void saxpy(float a, const float* x, float* y, long long n) {
     long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (i < n) {

@@ -25,7 +25,6 @@ void reverse_segments_cpu(const int* in, int* out, long long n, long long seg) {
     }
 }
 
-
 // The size of s is not known at compile time: it is whatever the launch asks for.
 __global__ void reverse_segments(int* data, long long n) {
     extern __shared__ int s[];

@@ -26,7 +26,6 @@ __device__ __forceinline__ unsigned long long global_ns() {
     return t;
 }
 
-
 // y = 3x + 1 in place. Thread 0 of block 0 first waits work_ns of global time: the kernel, and so
 // the download queued behind it, ends at least that long after it started.
 __global__ void triple_plus_one(float* x, size_t n, long long work_ns) {

@@ -23,7 +23,6 @@ void axpy_cpu(const float* a, const float* b, float* c, long long count, float a
     for (long long i = 0; i < count; ++i) c[i] = alpha * a[i] + b[i];
 }
 
-
 // x walks the columns, so the threads of a warp touch consecutive addresses of one row.
 __global__ void axpy_2d(const float* a, const float* b, float* c, int rows, int cols, float alpha) {
     int col = blockIdx.x * blockDim.x + threadIdx.x;

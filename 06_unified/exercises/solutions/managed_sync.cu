@@ -25,7 +25,6 @@ __device__ __forceinline__ unsigned long long global_ns() {
     return t;
 }
 
-
 // y = x * x - 1 over a grid-stride loop; thread 0 of every block first waits work_ns of global
 // time, and its block waits for it, so no element is written before that.
 __global__ void square_minus_one(const float* x, float* y, long long n, long long work_ns) {

@@ -14,5 +14,6 @@
 #include "cuda_compat.cuh"
 #include "compare.h"
 #include "device.cuh"
+#include "guard.h"
 #include "random.h"
 #include "timer.cuh"

@@ -34,6 +34,9 @@ __global__ void scale_pitched(const float* in, size_t pitch, float* out, int wid
 }
 // ---- your change: end ----
 
+// Guard: the build stops here if your region replaced a name that the code below calls (common/guard.h).
+REGION_GUARD(scale_cpu); REGION_GUARD(random_vector<float>);
+
 int main(int argc, char** argv) {
     Args args(argc, argv, "Exercise: scale a pitched 2D device array into a dense one.");
     int width = (int)args.integer("width", 1001, 1, 16384, "floats per row");

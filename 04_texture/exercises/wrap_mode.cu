@@ -41,6 +41,9 @@ cudaTextureObject_t make_texture(cudaArray_t arr) {
 }
 // ---- your change: end ----
 
+// Guard: the build stops here if your region replaced a name that the code below calls (common/guard.h).
+REGION_GUARD(random_vector<float>);
+
 int main(int argc, char** argv) {
     Args args(argc, argv, "Exercise: circular shift of a periodic signal through a 1D texture; find the bug.");
     int n = (int)args.integer("n", 10007, 1, 65536, "texels in one period");

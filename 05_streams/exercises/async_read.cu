@@ -77,6 +77,8 @@ int main(int argc, char** argv) {
     CHECK(cudaMemcpyAsync(h_x, d_x, bytes, cudaMemcpyDeviceToHost, s));
     CHECK(cudaEventRecord(stop, s));
     // ---- your change: end ----
+    // Guard: the build stops here if your region replaced a name that the code below calls (common/guard.h).
+    REGION_GUARD(witness_now); REGION_GUARD(witness_sum); REGION_GUARD_TYPE(Verdict);
     unsigned long long wrote = witness_now();  // what the kernel has written by the time of the check
     verdict.exact("h_x = 3 * input + 1", expected.data(), h_x, n);
     verdict.check(wrote == witness_sum(d_x, h_x, n), "h_x is what triple_plus_one wrote, complete when the CPU checked it");

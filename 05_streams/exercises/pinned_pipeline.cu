@@ -62,6 +62,10 @@ void issue_pipeline(const Pipeline& p) {
 }
 // ---- your change: end ----
 
+// Guard: the build stops here if your region replaced a name that the code below calls (common/guard.h).
+REGION_GUARD(lcg_steps); REGION_GUARD(random_vector<uint32_t>); REGION_GUARD(bench_ms<FnRef>);
+REGION_GUARD(bench_turns_ms);
+
 int main(int argc, char** argv) {
     Args args(argc, argv, "Exercise: make a 4-stream H2D/kernel/D2H pipeline reach the overlap bound.");
     long long n = args.integer("n", 1LL << 25, 1, 1LL << 28, "uint32 elements");

@@ -31,6 +31,9 @@ void prepare(float* x, float* y, size_t bytes, int device) {
 }
 // ---- your change: end ----
 
+// Guard: the build stops here if your region replaced a name that the code below calls (common/guard.h).
+REGION_GUARD(add); REGION_GUARD(random_vector<int>); REGION_GUARD(device_attribute); REGION_GUARD(bench_turns_ms);
+
 int main(int argc, char** argv) {
     Args args(argc, argv, "Exercise: add() on CPU-initialized managed memory vs on cudaMalloc memory.");
     long long n = args.integer("n", 1LL << 20, 1, 1LL << 22, "floats in x and in y (managed: at most 2 x 16 MB)");

@@ -33,6 +33,9 @@ __global__ void count_above(const int* __restrict__ in, int n, int threshold, un
 }
 // ---- your change: end ----
 
+// Guard: the build stops here if your region replaced a name that the code below calls (common/guard.h).
+REGION_GUARD(count_cpu); REGION_GUARD(random_vector<int>);
+
 int main(int argc, char** argv) {
     Args args(argc, argv, "Counts the values above a threshold with one global counter.");
     int n = (int)args.integer("n", 1000003, 1, 1 << 28, "number of values (one thread each)");

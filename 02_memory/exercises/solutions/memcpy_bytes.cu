@@ -44,6 +44,9 @@ void download(std::vector<float>& h, const float* d) {
 }
 // ---- your change: end ----
 
+// Guard: the build stops here if your region replaced a name that the code below calls (common/guard.h).
+REGION_GUARD(saxpy_cpu); REGION_GUARD(saxpy); REGION_GUARD(witness_sum); REGION_GUARD(random_vector<float>);
+
 int main(int argc, char** argv) {
     Args args(argc, argv, "Exercise: SAXPY with helper functions for the host<->device copies.");
     long long n = args.integer("n", 1000003, 1, 1LL << 28, "number of elements");

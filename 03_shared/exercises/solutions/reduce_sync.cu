@@ -42,6 +42,9 @@ __global__ void block_sums(const int* in, long long* sums, long long n) {
 }
 // ---- your change: end ----
 
+// Guard: the build stops here if your region replaced a name that the code below calls (common/guard.h).
+REGION_GUARD(block_sums_cpu); REGION_GUARD(random_vector<int>);
+
 int main(int argc, char** argv) {
     Args args(argc, argv, "Exercise: per-block sums in shared memory; find the bug with racecheck.");
     long long n = args.integer("n", 100003, 1, 1LL << 28, "number of int32 elements");

@@ -42,6 +42,9 @@ cudaSurfaceObject_t make_surface(cudaArray_t arr) {
     return s;
 }
 
+// Guard: the build stops here if your region replaced a name that the code below calls (common/guard.h).
+REGION_GUARD(invert_cpu); REGION_GUARD(make_surface);
+
 int main(int argc, char** argv) {
     Args args(argc, argv, "Exercise: inverts a uchar4 image through surf2Dread/surf2Dwrite; find the bug.");
     int width = (int)args.integer("width", 333, 1, 16384, "image width in uchar4 pixels");

@@ -6,12 +6,16 @@ tests/fixtures/cheats/EXERCISE/CHEAT.cu replaces the lines between the `your cha
 NN_name/exercises/EXERCISE.cu. Its first three lines say what it is:
     // cheat: what it does
     // detected: words (comma-separated) that the `not yet` reason must contain
-    // needs: none (the fence and name checks refuse it before anything runs) | gpu (only a run can)
+    // needs: none (the fence and name checks refuse it before anything runs) | build (the checks of
+    //        the text let it through; a guard line after the region, common/guard.h, stops its build)
+    //        | gpu (only a run can)
 and, optionally, a fourth:
     // scanner: words that the fence and name checks' reason contains
-for a cheat that needs a run and that the checks of the text now refuse as well: the test asserts
-both - the refusal, and (on a GPU) the run's own `not yet` with the program's check bypassing the
-text checks, so that the run-time check stays tested.
+for a cheat that needs a run or a build and that the checks of the text now refuse as well: the test
+asserts both - the refusal, and the build's or (on a GPU) the run's own `not yet`, bypassing the text
+checks, so that the guard and the run-time check stay tested.
+A `needs: build` cheat is built without a GPU (the Makefile's flags); the build must fail and the
+check's reason (the compiler's first message, which names the guard's name) contain `detected`.
 Without a GPU every cheat that needs one is still built (with the Makefile's flags: it must build
 without a warning, or it would prove nothing) and must pass the fence and name checks (so that only
 the run can catch it) unless it has a `scanner:` line; its run is skipped.
@@ -69,7 +73,8 @@ def test_fixtures_well_formed():
         keys = parse(p)
         assert p.parent.name in ENTRIES, f"{p}: no exercise {p.parent.name}"
         assert ENTRIES[p.parent.name][1].kind in ("fix", "faster")
-        assert keys.get("cheat") and keys.get("detected") and keys.get("needs") in ("none", "gpu"), f"{p}: {keys}"
+        assert keys.get("cheat") and keys.get("detected") and keys.get("needs") in ("none", "build", "gpu"), \
+            f"{p}: {keys}"
     assert MUST_HAVE_CHEATS <= {p.parent.name for p in CHEATS}
     faster = {n for n, (_, e) in ENTRIES.items() if e.kind == "faster"}
     overloaded = {p.parent.name for p in CHEATS if p.stem == "overload_bench"}
@@ -78,8 +83,8 @@ def test_fixtures_well_formed():
 
 @pytest.mark.parametrize("path", CHEATS, ids=IDS)
 def test_fence_and_names(path, tmp_path):
-    """needs: none - refused before anything runs, with a reason that names it; needs: gpu - passes the
-    fence and the name checks (only the run can catch it)."""
+    """needs: none - refused before anything runs, with a reason that names it; needs: build or gpu - passes
+    the fence and the name checks (only the build's guard or the run can catch it)."""
     chapter, entry = ENTRIES[path.parent.name]
     keys = parse(path)
     work = tmp_path / entry.source
@@ -114,6 +119,29 @@ def build(chapter, folder):
         args.append("ARCH=sm_90")
     r = subprocess.run(args, capture_output=True, text=True, env=env, timeout=1800)
     return r.returncode, r.stdout + r.stderr
+
+
+BUILD_CHEATS = [p for p in CHEATS if parse(p)["needs"] == "build"]
+
+
+@pytest.mark.xdist_group("exercise-build")
+@pytest.mark.parametrize("path", BUILD_CHEATS, ids=[f"{p.parent.name}/{p.stem}" for p in BUILD_CHEATS])
+def test_cheat_stopped_by_the_guard(path, tmp_path):
+    """A region that replaces a name the code after it calls, in a form the text checks do not read: the
+    guard line after the region (common/guard.h) stops the build, and the check's `not yet` says which
+    name (the compiler's first message, tools/exercises.py's guard_stop)."""
+    chapter, entry = ENTRIES[path.parent.name]
+    (tmp_path / entry.source).write_text("\n".join(cheated_lines(path)) + "\n")
+    rc, log = build(chapter, tmp_path)
+    assert rc != 0, "the cheat built: " + log[-2000:]
+    if parse(path).get("scanner"):  # refused by the text checks too: grade the build alone
+        status, reason = ex.check_program(entry, tmp_path / entry.program)
+    else:
+        status, reason = ex.grade(ROOT / chapter, entry, tmp_path, tmp_path)
+    assert status == "not yet", reason
+    assert "the guard at line" in reason, reason
+    for w in parse(path)["detected"].split(","):
+        assert w.strip() in reason, reason
 
 
 RUN_CHEATS = [p for p in CHEATS if parse(p)["needs"] == "gpu"]

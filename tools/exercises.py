@@ -948,8 +948,8 @@ def tampering(ex, src_file, published_file):
     used = [n for n in ex.forbidden if re.search(r"\b" + re.escape(n) + r"\b", region)]
     if used:
         return (f"{ex.source}: your region uses `{used[0]}`, which this exercise keeps to the program (its "
-                f"record of the work the GPU did, or a way around that record): leave it to the code outside "
-                f"the region")
+                f"record of the work the GPU did, or a way around that record or around the launch check): leave "
+                f"it to the code outside the region")
     published_region = strip_code("\n".join(theirs[g[0] + 1:g[1]]))
     missing = [t for t in ex.required if not required_statement(region, t, required_level(published_region, t))]
     if missing and required_level(published_region, missing[0]):
@@ -993,14 +993,41 @@ def check_predict(ex, src):
 
 
 def first_message(binary):
-    """The compiler's first error or warning for `binary` (the build keeps its output in .NAME.log)."""
+    """The compiler's first error or warning for `binary` (the build keeps its output in .NAME.log). When
+    it is on a guard line (REGION_GUARD, common/guard.h), what the guard stopped: the name the region
+    replaced, then the compiler's words."""
     log = binary.parent / f".{binary.name}.log"
     if not log.exists():
         return "no build log (make exercises builds it and shows why)"
     lines = log.read_text(errors="replace").splitlines()
     first = next((l for l in lines if re.search(r"\b(error|warning)\b", l, re.I)), None) or next(
         (l for l in lines if l.strip()), "the compiler printed nothing")
-    return first.strip()[:200]
+    guard = guard_stop(first, lines, binary.parent)
+    return guard if guard else first.strip()[:200]
+
+
+def guard_stop(first, lines, folder):
+    """'the guard at line N ...' when the compiler's first message `first` is on a REGION_GUARD line of
+    its source file, else ''. The name: the one a static_assert message or the compiler's words give,
+    else those the line guards."""
+    m = re.match(r"\s*(.+?\.cu)(?:\((\d+)\)|:(\d+):)", first)
+    if not m:
+        return ""
+    path = Path(m.group(1)) if Path(m.group(1)).is_absolute() else folder / m.group(1)
+    try:
+        source = path.read_text(errors="replace").splitlines()
+        text = source[int(m.group(2) or m.group(3)) - 1]
+    except (OSError, IndexError, ValueError):
+        return ""
+    guarded = re.findall(r"REGION_GUARD(?:_TYPE)?\(\s*([A-Za-z_]\w*)", text)
+    if not guarded:
+        return ""
+    at = m.group(0).strip()
+    said = [l for l in lines if l.strip().startswith(at)]
+    named = [n for n in guarded if any(re.search(r"\b" + n + r"\b", l[len(at):]) for l in said)] or guarded
+    words = first.strip()[len(at):].lstrip(": ").strip()
+    return (f"the guard at line {m.group(2) or m.group(3)} stopped the build: your region redefines, overloads or "
+            f"hides {', '.join(f'`{n}`' for n in named)}, which the code after it calls (the compiler: {words[:120]})")
 
 
 def check_program(ex, binary):

@@ -212,6 +212,13 @@ def test_cheat_builds_and_is_caught(built_cheats, path):
     ("auto (witness_now) = [&] { return 0; }; int (n) = 3; CHECK(cudaFree(d)); cudaFree(d); if (x) {}", True,
      {"witness_now", "n"}),
     ("double (bench_turns_ms)(std::initializer_list<FnRef> f, int r) { return 0; }", False, {"bench_turns_ms"}),
+    # third review: brace initialisation, a decltype(...) type, `auto const [...]`, doubled parentheses
+    ("auto witness_now{[&] { return 0; }}; float* h_x{p}; dim3 grid{1, 2}; if (a) { b(); } x = T{2}; do {} while (0);",
+     True, {"witness_now", "h_x", "grid"}),
+    ("decltype(g) witness_sum = g; auto const [a, b] = p; auto ((witness)) = f; return T{1}; f(a)(b);", True,
+     {"witness_sum", "a", "b", "witness"}),
+    ("decltype(std::vector<double>()) (bench_turns_ms)(std::initializer_list<FnRef> r, int) { return {}; }", False,
+     {"bench_turns_ms"}),
 ])
 def test_declared_names(text, local, want):
     assert ex.declared_names(text, local) == want

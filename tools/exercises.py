@@ -287,13 +287,22 @@ def declared_names(text, local=False):
     stack = []          # each open brace: True when it is a body
     first, last, found, init, paren, i = None, None, False, False, 0, 0
 
+    def decltype_before(k):  # tokens[k] == ")" closes `decltype(...)`: a type
+        depth = 0
+        for j in range(k, -1, -1):
+            depth += {")": 1, "(": -1}.get(tokens[j], 0)
+            if depth == 0:
+                return j >= 1 and tokens[j - 1] in ("decltype", "__typeof__", "typeof")
+        return False
+
     def record(name):
         if not name or name in KEYWORDS:
             return
-        if local:  # a declaration: a type (an identifier, `>`, `*`, `&`) just before the name
+        if local:  # a declaration: a type (an identifier, `>`, `*`, `&`, decltype(...)) just before the name
             before = tokens[i - 2] if i >= 2 and tokens[i - 1] == name else ""
             if not (before in (">", "*", "&", "&&") or (re.fullmatch(r"[A-Za-z_]\w*", before) and before not in
-                    ("return", "throw", "case", "goto", "delete", "new", "else", "do", "co_return"))):
+                    ("return", "throw", "case", "goto", "delete", "new", "else", "do", "co_return")) or
+                    before == ")" and decltype_before(i - 2)):
                 return
         names.add(name)
 
@@ -305,7 +314,8 @@ def declared_names(text, local=False):
             i += 2
             continue
         if local and not opaque and not paren and not found and not init and t == "[" and i >= 1 and (
-                tokens[i - 1] == "auto" or tokens[i - 1] == "&" and "auto" in tokens[max(0, i - 3):i - 1]):
+                tokens[i - 1] == "auto" or tokens[i - 1] in ("&", "const", "volatile") and
+                "auto" in tokens[max(0, i - 4):i - 1]):
             while i < len(tokens) and tokens[i] != "]":  # a structured binding: auto [a, b] = ...
                 if re.fullmatch(r"[A-Za-z_]\w*", tokens[i]):
                     names.add(tokens[i])
@@ -313,16 +323,24 @@ def declared_names(text, local=False):
             found = True
             i += 1
             continue
-        if not opaque and not paren and not found and not init and t == "(" and i >= 1 and i + 3 < len(
-                tokens) and re.fullmatch(r"[A-Za-z_]\w*", tokens[i + 1]) and tokens[i + 1] not in KEYWORDS and \
-                tokens[i + 2] == ")" and (tokens[i - 1] in ("&", "*") or tokens[i - 1] in TYPE_WORDS or local and
-                                          re.fullmatch(r"[A-Za-z_]\w*", tokens[i - 1]) and
-                                          tokens[i - 1] not in NOT_DECLARED | KEYWORDS and tokens[i + 3] in ("=", "{", "[")):
-            names.add(tokens[i + 1])  # a declarator in parentheses: auto (name) = ..., int (n);
+        k = 0  # a declarator in parentheses, once or more: auto (name) = ..., int ((n));
+        while not opaque and not paren and not found and not init and t == "(" and i + k < len(tokens) and \
+                tokens[i + k] == "(":
+            k += 1
+        if k and i >= 1 and i + 2 * k + 1 < len(tokens) and re.fullmatch(r"[A-Za-z_]\w*", tokens[i + k]) and \
+                tokens[i + k] not in KEYWORDS and all(x == ")" for x in tokens[i + k + 1:i + 2 * k + 1]) and (
+                tokens[i - 1] in ("&", "*") or tokens[i - 1] in TYPE_WORDS or tokens[i - 1] == ")" and
+                decltype_before(i - 1) or local and re.fullmatch(r"[A-Za-z_]\w*", tokens[i - 1]) and
+                tokens[i - 1] not in NOT_DECLARED | KEYWORDS and tokens[i + 2 * k + 1] in ("=", "{", "[")):
+            names.add(tokens[i + k])
             found = True
-            paren, i = 0, i + 3
+            paren, i = 0, i + 2 * k + 1
             continue
         if t == "{":
+            if local and not opaque and not found and not init and paren == 0 and last and tokens[i - 1] == last \
+                    and first not in ("struct", "class", "union", "enum", "namespace"):
+                record(last)  # brace initialisation: dim3 grid{4, 2}; auto f{[&] {...}};
+                found = True
             transparent = not opaque and not found and not init and first in ("namespace", "extern", "inline")
             if not opaque and not found and not init and not transparent and paren == 0 and (
                     not local or first in ("struct", "class", "union", "enum")):

@@ -36,10 +36,14 @@ separators, backslash line joins, unbalanced brackets).
 What the grader cannot rule out: these are checks of the region's TEXT, not a sandbox. The region
 is C++ compiled into the program's process and runs with all its rights; the scanner approximates
 C++'s grammar and scopes (a name the region declares counts as the region's everywhere in it; a
-declaration it does not read as one is not refused: it reads the common forms, `T name = ...`,
-`auto [a, b] = ...` and `auto (f) = ...`, and a review found forms it misses - brace initialisation,
-a decltype(...) type, `auto const [...]`, doubled parentheses - through which a region can shadow a
-name the check calls or overload the timing function), and code written to get past a reading of its text - pointer
+declaration it does not read as one is not refused: it reads `T name = ...`, `T name{...}`,
+`auto [a, b] = ...`, `auto const [...]`, `decltype(...) name` and names in parentheses). So the
+functions and classes that the code after the region calls do not rest on it: every exercise has
+guard lines after its region (REGION_GUARD, common/guard.h) with which the compiler stops the build
+when such a name, looked up there, is not the one entity of the library or the program (a local of
+that name in any form, an overload, a redefinition), and check says `not yet` with the name
+(guard_stop). What no guard line can name - a local variable that the check reads (a buffer, n) - is
+the scanner's alone. Code written to get past a reading of its text - pointer
 arithmetic on the program's memory or on a function's address, a call through an address computed
 at run time, a write through another name - is not detected. The run's own check limits what such
 code could show: one verdict line (the last) and, for a faster exercise, one line with the figure.
@@ -62,7 +66,8 @@ and a __device__ or __global__ function only against what the program declares a
 and what device code can reach in the library (gpu_witness, witness()), since neither can replace a
 host function of the library); may not mention the exercise's
 `forbidden` names (the program's record of the work its kernels did, e.g. a __device__ counter, or a
-way around it); and must have each text of `required` (e.g. CHECK_LAUNCH()) as a statement of its
+way around it: cudaMemcpyFromSymbol, a runtime template that a region could overload and no guard
+line can name, or cudaLaunchKernel, a launch that the required launch check cannot follow); and must have each text of `required` (e.g. CHECK_LAUNCH()) as a statement of its
 own at the region's level (a launch check may be in a block with its launch instead), a launch check
 right after each launch in the same block, each launch a statement that is only the launch, and a
 required assignment (wrap_mode's kernel line) the last statement of its block and the only one that
@@ -1021,6 +1026,11 @@ def first_message(binary):
     first = next((l for l in lines if re.search(r"\b(error|warning)\b", l, re.I)), None) or next(
         (l for l in lines if l.strip()), "the compiler printed nothing")
     guard = guard_stop(first, lines, binary.parent)
+    twice = next((l for l in lines if "multiple definition of" in l), None)
+    if not guard and twice and first.startswith("collect2"):  # the library build: a second definition
+        name = re.search(r"multiple definition of [`'‘]([A-Za-z_]\w*)", twice)
+        return (f"the link stopped: your region defines `{name.group(1) if name else '?'}` again, a function the "
+                f"library (common/) defines")
     return guard if guard else first.strip()[:200]
 
 

@@ -7,11 +7,12 @@
 // adds an overload makes `&witness_now` ambiguous, and either is an error of the compiler, not of a
 // reading of the text. A same-signature definition is a redefinition (or, in the library build, a
 // second definition at the link). For a function template write the specialization the code calls,
-// REGION_GUARD(random_vector<float>): a second template that could take the call makes it ambiguous.
+// REGION_GUARD(random_vector<float>): a second template of which that names one specialization makes
+// it ambiguous (one with a further parameter that only the call's arguments deduce does not).
 // REGION_GUARD_TYPE(Verdict): the class the code after the region uses is the library's.
-// What it cannot see: a name the code after the region does not name on a guard line, and a local
-// variable (a buffer) hidden by one of the same type; tools/exercises.py's reading of the text is
-// what refuses those (see its docstring).
+// What it cannot see: a name that is not on a guard line, a template that the guard's form does not
+// reach (above), and a local variable (a buffer, n), which has no :: twin to compare with; what
+// refuses those is tools/exercises.py's reading of the text (see its docstring).
 #pragma once
 #include <type_traits>
 

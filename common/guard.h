@@ -4,15 +4,19 @@
 // REGION_GUARD(witness_now) compiles only when `witness_now`, looked up where the line is, is the one
 // entity ::witness_now: a region that declares a local of that name (in any form: `auto f{...}`,
 // a structured binding, a parenthesised declarator) makes the address a run-time value, one that
-// adds an overload makes `&witness_now` ambiguous, and either is an error of the compiler, not of a
-// reading of the text. A same-signature definition is a redefinition (or, in the library build, a
-// second definition at the link). For a function template write the specialization the code calls,
+// adds an overload of a non-template function makes `&witness_now` ambiguous, and either is an error
+// of the compiler, not of a reading of the text. A same-signature definition is a redefinition (or, in
+// the library build, a second definition at the link) - unless it is declared inline: the library
+// build then inlines the region's copy where the region's file calls it and links the library's, and
+// the guard sees one entity. For a function template write the specialization the code calls,
 // REGION_GUARD(random_vector<float>): a second template of which that names one specialization makes
-// it ambiguous (one with a further parameter that only the call's arguments deduce does not).
-// REGION_GUARD_TYPE(Verdict): the class the code after the region uses is the library's.
-// What it cannot see: a name that is not on a guard line, a template that the guard's form does not
-// reach (above), and a local variable (a buffer, n), which has no :: twin to compare with; what
-// refuses those is tools/exercises.py's reading of the text (see its docstring).
+// it ambiguous; an explicit specialization (template <>) is the same entity, and a template with a
+// further parameter that only the call's arguments deduce is not named by the guard at all.
+// REGION_GUARD_TYPE(Verdict): the class is the library's (not its member templates' specializations).
+// What it cannot see: those three forms, a name that is not on a guard line, and a local variable (a
+// buffer, n), which has no :: twin to compare with. tools/exercises.py refuses them by their text: no
+// template other than a __device__ / __global__ function template, no inline on the host, no name of
+// the library, the runtime or the program in parentheses after a type (see its docstring).
 #pragma once
 #include <type_traits>
 

@@ -317,10 +317,19 @@ def test_tampering_is_not_yet(chapter, entry, tmp_path, monkeypatch):
     # local named like the CPU check's `verdict` that the code after the region uses), and one of the
     # CUDA runtime
     local = ex.strip_code("\n".join(published[:begin])).count("{") > ex.strip_code("\n".join(published[:begin])).count("}")
-    decl = ("auto verdict = [] { return 0; };" if local else "inline int lab_corrupt_on() { return 0; }")
+    decl = ("auto verdict = [] { return 0; };" if local else "int lab_corrupt_on() { return 0; }")
     refused(published[:begin + 1] + [decl] + published[begin + 1:], "your region declares")
-    decl = ("int cudaDeviceSynchronize = 0;" if local else "inline cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }")
+    decl = ("int cudaDeviceSynchronize = 0;" if local else "cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }")
     refused(published[:begin + 1] + [decl] + published[begin + 1:], "`cudaDeviceSynchronize`")
+    if not local:  # the forms that a guard line cannot see (common/guard.h): refused by their text
+        refused(published[:begin + 1] + ["inline int lab_corrupt_on() { return 0; }"] + published[begin + 1:],
+                "`inline lab_corrupt_on` on the host")
+        refused(published[:begin + 1] + ["template <> int random_vector<int>(size_t, int, int, uint32_t);"] +
+                published[begin + 1:], "explicit specialization")
+        refused(published[:begin + 1] + ["template <class T> T gbps(T bytes, T ms) { return bytes / ms; }"] +
+                published[begin + 1:], "a template that is not a __device__ or __global__ function")
+        refused(published[:begin + 1] + ["cudaError_t (cudaMemcpy)(int* d, int* s, size_t, cudaMemcpyKind) { "
+                "*d = *s; return cudaSuccess; }"] + published[begin + 1:], "`(cudaMemcpy)`")
 
 
 # ---- the top-level `make check`: one table, a CSV, and a workspace outside a read-only tree.

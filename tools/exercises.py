@@ -41,9 +41,14 @@ declaration it does not read as one is not refused: it reads `T name = ...`, `T 
 functions and classes that the code after the region calls do not rest on it: every exercise has
 guard lines after its region (REGION_GUARD, common/guard.h) with which the compiler stops the build
 when such a name, looked up there, is not the one entity of the library or the program (a local of
-that name in any form, an overload, a redefinition), and check says `not yet` with the name
-(guard_stop). What no guard line can name - a local variable that the check reads (a buffer, n) - is
-the scanner's alone. Code written to get past a reading of its text - pointer
+that name in any form, an overload of a non-template function, a redefinition), and check says `not
+yet` with the name (guard_stop). A guard sees one entity, and so cannot stop, an inline same-signature
+redefinition (the library build inlines the region's copy and links the library's), an explicit
+specialization (template <>: of Verdict::exact<T>, random_vector<T>) or a template overload with a
+further deduced parameter; region_names refuses these by their form (a template that is not a
+__device__ or __global__ function, inline on the host, a name of the library, the runtime or the
+program in parentheses after a type). What no guard line can name - a local variable that the check
+reads (a buffer, n) - is the scanner's alone. Code written to get past a reading of its text - pointer
 arithmetic on the program's memory or on a function's address, a call through an address computed
 at run time, a write through another name - is not detected. The run's own check limits what such
 code could show: one verdict line (the last) and, for a faster exercise, one line with the figure.
@@ -363,9 +368,10 @@ def declared_names(text, local=False):
         elif opaque:
             pass
         elif t == "template" and i + 1 < len(tokens) and tokens[i + 1] == "<":
-            depth, i = 0, i + 1
+            depth, nest, i = 0, 0, i + 1  # a `<` or `>` inside parentheses (B = (2 < 1)) is an operator
             while i < len(tokens):
-                depth += {"<": 1, ">": -1}.get(tokens[i], 0)
+                nest += {"(": 1, ")": -1}.get(tokens[i], 0)
+                depth += 0 if nest else {"<": 1, ">": -1}.get(tokens[i], 0)
                 if depth == 0:
                     break
                 i += 1
@@ -668,6 +674,63 @@ def region_names(region_text, program_text, local, balance=None):
             if not is_call or t in callable_:
                 continue
         return f"`{t}`"
+    # Forms through which a region replaces, on the host, a function or class that the code after it
+    # calls while the guard lines (common/guard.h) still see one entity (the fourth review of issue 35):
+    # an explicit specialization, a host template, an inline definition (the library build inlines the
+    # region's copy of a same-signature function and links the library's), a name in parentheses.
+    def template_end(k):  # tokens[k] == "<" after `template`: the index of its closing ">"
+        depth, paren = 0, 0
+        while k < len(tokens):
+            paren += {"(": 1, ")": -1}.get(tokens[k], 0)
+            if not paren:
+                depth += {"<": 1, ">": -1}.get(tokens[k], 0)
+                if depth == 0:
+                    return k
+            k += 1
+        return k
+
+    def declaration(k, forward):  # the tokens of the declaration around tokens[k], up to its "(" or body
+        out = []
+        while 0 <= k < len(tokens) and tokens[k] not in ((";", "{", "}", "(", "=") if forward else (";", "{", "}")):
+            out.append(tokens[k])
+            k += 1 if forward else -1
+        return out
+
+    def device_only(decl):
+        return ("__device__" in decl or "__global__" in decl) and "__host__" not in decl
+
+    # The types the region names itself (using NAME =, typedef ... NAME;, struct NAME): `NAME (x);` after
+    # one declares x (after a function's name it would be a call).
+    region_types = {tokens[k + 1] for k in range(len(tokens) - 2) if tokens[k] in ("struct", "class", "union", "enum")
+                    or tokens[k] == "using" and tokens[k + 2] == "="}
+    region_types |= {tokens[k - 1] for k in range(1, len(tokens)) if tokens[k] == ";" and "typedef" in
+                     tokens[max(0, k - 12):k]}
+    for i, t in enumerate(tokens):
+        if t == "template":
+            if tokens[i + 1:i + 3] == ["<", ">"]:
+                return ("an explicit specialization (`template <>`): it replaces, for one type, a template of the "
+                        "library or of the program (the check's Verdict::exact, random_vector) that the code after "
+                        "your region calls")
+            k = template_end(i + 1) if i + 1 < len(tokens) and tokens[i + 1] == "<" else i
+            if not device_only(declaration(k + 1, True)):
+                return ("a template that is not a __device__ or __global__ function: on the host it could overload "
+                        "or specialise a function or class that the code after your region calls (write the host "
+                        "code without templates)")
+        elif (t in ("inline", "__inline__", "__inline", "__forceinline__") or t in ("constexpr", "consteval") and
+              (lambda k: k < len(tokens) and tokens[k] == "(")(i + 1 + len(declaration(i + 1, True)))) and \
+                not device_only(declaration(i - 1, False) + [t] + declaration(i + 1, True)):
+            named = [x for x in declaration(i + 1, True) if word(x) and x not in REGION_KEYWORDS][-1:]
+            return (f"`{' '.join([t] + named)}` on the host: an inline definition (constexpr is inline too) of a function the library "
+                    f"defines too is inlined where your region's code is compiled while the program links the library's, so no guard line "
+                    f"sees it (a __device__ function may be __forceinline__)")
+        elif t == "(" and i + 3 < len(tokens) and tokens[i + 2] == ")" and (
+                tokens[i + 3] in ("(", "=", "{", "[") or tokens[i + 3] in (";", ",") and tokens[i - 1] in region_types) \
+                and word(tokens[i + 1]) and tokens[i + 1] not in REGION_KEYWORDS and i >= 1 and (
+                    tokens[i - 1] in (">", "*", "&", "&&", "::") or word(tokens[i - 1]) and
+                    tokens[i - 1] not in STATEMENT_WORDS | {"if", "while", "for", "switch", "catch"}) and (
+                    tokens[i + 1] in lib or tokens[i + 1] in program or RUNTIME_NAME.fullmatch(tokens[i + 1])):
+            return (f"`({tokens[i + 1]})`, a name of the library, the runtime or the program in parentheses after a "
+                    f"type: that declares it again (write the name without the parentheses)")
     return ""
 
 

@@ -43,7 +43,7 @@ cudaSurfaceObject_t make_surface(cudaArray_t arr) {
 }
 
 // Guard: the build stops here if your region replaced a name that the code below calls (common/guard.h).
-REGION_GUARD(invert_cpu); REGION_GUARD(make_surface);
+REGION_GUARD(invert_cpu); REGION_GUARD(make_surface); REGION_GUARD(random_vector<unsigned char>);
 
 int main(int argc, char** argv) {
     Args args(argc, argv, "Exercise: inverts a uchar4 image through surf2Dread/surf2Dwrite; find the bug.");

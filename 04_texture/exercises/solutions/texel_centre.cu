@@ -49,7 +49,7 @@ __global__ void upscale(unsigned char* out, int out_w, int out_h, float inv, cud
 // ---- your change: end ----
 
 // Guard: the build stops here if your region replaced a name that the code below calls (common/guard.h).
-REGION_GUARD(bilinear_cpu);
+REGION_GUARD(bilinear_cpu); REGION_GUARD(random_vector<unsigned char>);
 
 int main(int argc, char** argv) {
     Args args(argc, argv, "Exercise: enlarges an 8-bit image with hardware bilinear filtering; find the bug.");

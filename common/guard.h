@@ -13,10 +13,13 @@
 // it ambiguous; an explicit specialization (template <>) is the same entity, and a template with a
 // further parameter that only the call's arguments deduce is not named by the guard at all.
 // REGION_GUARD_TYPE(Verdict): the class is the library's (not its member templates' specializations).
-// What it cannot see: those three forms, a name that is not on a guard line, and a local variable (a
-// buffer, n), which has no :: twin to compare with. tools/exercises.py refuses them by their text: no
-// template other than a __device__ / __global__ function template, no inline on the host, no name of
-// the library, the runtime or the program in parentheses after a type (see its docstring).
+// What it cannot see: those three forms (constexpr functions and friends defined in a class are
+// inline too), a name that is not on a guard line (the runtime's cudaMemcpy, for one), and a local
+// variable (a buffer, n), which has no :: twin to compare with. tools/exercises.py refuses what it
+// can recognise of them by their text: no template other than a __device__ / __global__ function
+// template, no friend, no inline or constexpr host function named like one of the library, the runtime
+// or the program, no such name in parentheses after a type (see its docstring). A reading of the text
+// is not a proof: the review of each round found forms it had missed.
 #pragma once
 #include <type_traits>
 

@@ -18,8 +18,8 @@
 // variable (a buffer, n), which has no :: twin to compare with. tools/exercises.py refuses what it
 // can recognise of them by their text: no template other than a __device__ / __global__ function
 // template, no friend, no inline or constexpr host function named like one of the library, the runtime
-// or the program, no such name in parentheses after a type (see its docstring). A reading of the text
-// is not a proof: the review of each round found forms it had missed.
+// or the program, no such name in parentheses after a type, no class inside main (see its
+// docstring). A reading of the text is not a proof: the review of each round found forms it had missed.
 #pragma once
 #include <type_traits>
 

@@ -48,7 +48,9 @@ specialization (template <>: of Verdict::exact<T>, random_vector<T>) or a templa
 further deduced parameter (constexpr functions and friends defined in a class are inline too);
 region_names refuses these by their form (a template that is not a __device__ or __global__ function,
 friend, an inline or constexpr host function named like a function of the library, the runtime or the
-program, such a name in parentheses after a type: T (name)(...), T ((name)), T (*(name))). Names that
+program, such a name in parentheses after a type: T (name)(...), T ((name)), T (*(name)), after an
+attribute too; and, in a region inside main, a class: an object of an unnamed class can take a
+function's name). Names that
 no guard line names (the runtime's functions that the check calls, cudaMemcpy for one) and a local
 variable that the check reads (a buffer, n) are the scanner's alone; each review round of issue 35
 found a form it had missed (tests/fixtures/cheats/ keeps them). Code written to get past a reading of its text - pointer
@@ -274,7 +276,7 @@ PROCESS_NAMES = {"exit", "_exit", "_Exit", "quick_exit", "atexit", "at_quick_exi
                  "write", "pthread_create", "thread", "async"}
 # Names of the CUDA runtime and driver: a region that defines one replaces what the program calls.
 RUNTIME_NAME = re.compile(r"(cuda|cu[A-Z]|__cuda|__nv|nv[A-Z])\w*")
-TOKEN = re.compile(r"[A-Za-z_]\w*|::|\S")
+TOKEN = re.compile(r"[A-Za-z_]\w*|::|->|<<=|>>=|<=|>=|\S")  # `a >= b` is not `>` then `=`
 
 
 def strip_code(text):
@@ -373,7 +375,7 @@ def declared_names(text, local=False):
         elif t == "template" and i + 1 < len(tokens) and tokens[i + 1] == "<":
             depth, nest, i = 0, 0, i + 1  # a `<` or `>` inside parentheses (B = (2 < 1)) is an operator
             while i < len(tokens):
-                nest += {"(": 1, ")": -1}.get(tokens[i], 0)
+                nest += {"(": 1, ")": -1, "[": 1, "]": -1, "{": 1, "}": -1}.get(tokens[i], 0)
                 depth += 0 if nest else {"<": 1, ">": -1}.get(tokens[i], 0)
                 if depth == 0:
                     break
@@ -384,7 +386,7 @@ def declared_names(text, local=False):
         elif t == "<" and paren == 0 and not init and tokens[i - 1] == last:
             depth, nest = 0, 0  # template arguments (median<float>(...), std::vector<Args> x): `last` stays;
             while i < len(tokens):  # a `<` inside their parentheses, (1 < 2), is an operator
-                nest += {"(": 1, ")": -1}.get(tokens[i], 0)
+                nest += {"(": 1, ")": -1, "[": 1, "]": -1, "{": 1, "}": -1}.get(tokens[i], 0)
                 depth += 0 if nest else {"<": 1, ">": -1}.get(tokens[i], 0)
                 if depth == 0:
                     break
@@ -523,7 +525,7 @@ def region_names(region_text, program_text, local, balance=None):
                     ("/*", "a comment that is not closed in your region")):
         if c in code:
             return what
-    tokens = re.findall(r"[A-Za-z_]\w*|::|->|&&|\[\[|\]\]|[0-9][\w.]*|\S", code)
+    tokens = re.findall(r"[A-Za-z_]\w*|::|->|&&|\[\[|\]\]|<<=|>>=|<=|>=|[0-9][\w.]*|\S", code)
     balance = balance or {}
     for o, c in (("(", ")"), ("{", "}"), ("[", "]")):
         if code.count(o) - code.count(c) != balance.get(o, 0):
@@ -651,6 +653,9 @@ def region_names(region_text, program_text, local, balance=None):
             continue
         if t in ("asm", "__asm", "__asm__", "extern", "goto", "__attribute__", "__declspec", "export", "register"):
             return f"`{t}`"
+        if local and t in ("struct", "class", "union") and not (i >= 1 and tokens[i - 1] == "enum"):
+            return (f"`{t}` inside main: a class defined there can hide a function that the code after your region "
+                    f"calls behind an object of that name (define it before main, or do without)")
         if local and t in ("return", "co_return", "throw") and not lambda_depth[i]:
             return f"`{t}` inside main (the program's check after your region must run)"
         if t in REGION_KEYWORDS:
@@ -686,7 +691,7 @@ def region_names(region_text, program_text, local, balance=None):
     def template_end(k):  # tokens[k] == "<" after `template`: the index of its closing ">"
         depth, paren = 0, 0
         while k < len(tokens):
-            paren += {"(": 1, ")": -1}.get(tokens[k], 0)
+            paren += {"(": 1, ")": -1, "[": 1, "]": -1, "{": 1, "}": -1}.get(tokens[k], 0)
             if not paren:
                 depth += {"<": 1, ">": -1}.get(tokens[k], 0)
                 if depth == 0:
@@ -710,9 +715,30 @@ def region_names(region_text, program_text, local, balance=None):
         return word(n) and n not in REGION_KEYWORDS and n not in types and not n.endswith("_t") and (
             n in lib or n in program or bool(RUNTIME_NAME.fullmatch(n)))
 
-    def type_then_statement_start(k):  # tokens[k] ends a type that begins a statement (a declaration)
-        if k < 0 or not (word(tokens[k]) and (tokens[k] not in REGION_KEYWORDS or tokens[k] in TYPE_KEYWORDS or
-                                             tokens[k] in DECL_SPECIFIERS) or tokens[k] in (">", "*", "&", "&&")):
+    # The types the region names itself (using NAME =, typedef ... NAME;, struct NAME).
+    region_types = {tokens[k + 1] for k in range(len(tokens) - 2) if tokens[k] in ("struct", "class", "union", "enum")
+                    or tokens[k] == "using" and tokens[k + 2] == "="}
+    region_types |= {tokens[k - 1] for k in range(1, len(tokens)) if tokens[k] == ";" and "typedef" in
+                     tokens[max(0, k - 12):k]}
+
+    def names_type(k):  # tokens[k] can end a type: a type keyword, a type of the program, the library or
+        x = tokens[k]     # the region, a *_t name, or `>` closing a class template's arguments
+        if x == ">":
+            depth = 0
+            while k >= 0:
+                depth += {">": 1, "<": -1}.get(tokens[k], 0)
+                if depth == 0:
+                    break
+                k -= 1
+            x = tokens[k - 1] if k >= 1 else ""
+            return x in types or x in region_types or x in STD_CLASS_TEMPLATES or x in ("integral_constant",
+                                                                                         "function", "tuple")
+        return word(x) and (x in TYPE_KEYWORDS or x in types or x in region_types or x.endswith("_t"))
+
+    def type_then_statement_start(k):  # tokens[..k] is a type (and * & const) that begins a declaration
+        while k >= 0 and tokens[k] in ("*", "&", "&&", "const", "volatile", "__restrict__"):
+            k -= 1
+        if k < 0 or not names_type(k):
             return False
         while k >= 0:
             x = tokens[k]
@@ -723,6 +749,19 @@ def region_names(region_text, program_text, local, balance=None):
                     if depth == 0:
                         break
                     k -= 1
+            elif x == "]]":  # an attribute: [[nodiscard]]
+                while k >= 0 and tokens[k] != "[[":
+                    k -= 1
+            elif x == ")" and k >= 1:  # alignas(...), __launch_bounds__(...), decltype(...)
+                depth = 0
+                while k >= 0:
+                    depth += {")": 1, "(": -1}.get(tokens[k], 0)
+                    if depth == 0:
+                        break
+                    k -= 1
+                k -= 1
+                if k < 0 or tokens[k] not in ("alignas", "__launch_bounds__", "decltype", "__align__"):
+                    return False
             elif x in (";", "{", "}", ":"):
                 return True
             elif not (x in ("::", "*", "&", "&&") or word(x) and (x not in REGION_KEYWORDS or x in TYPE_KEYWORDS or
@@ -731,8 +770,10 @@ def region_names(region_text, program_text, local, balance=None):
             k -= 1
         return True
 
+    program_globals = declared_names(program_text)
+
     for i, t in enumerate(tokens):
-        if t == "friend":
+        if t == "friend" and not device_only(declaration(i + 1, True)):
             return ("`friend`: a function defined in a class as a friend is inline, so one with the signature of a "
                     "function the library or the runtime defines replaces it where your region's file calls it, "
                     "and no guard line sees it")
@@ -752,12 +793,13 @@ def region_names(region_text, program_text, local, balance=None):
             after = declaration(i + 1, True)
             stop = tokens[i + 1 + len(after)] if i + 1 + len(after) < len(tokens) else ""
             named = [x for x in after if word(x) and x not in REGION_KEYWORDS][-1:]
-            if stop == "(" and (not named or protected(named[0])):
+            if stop == "(" and (not named or protected(named[0]) and (named[0] in lib or named[0] in program_globals
+                                                                      or RUNTIME_NAME.fullmatch(named[0]))):
                 return (f"`{' '.join([t] + named)}` on the host: an inline definition (constexpr is inline too) of a "
                         f"function that the library or the runtime defines is compiled into your region's file in "
                         f"place of theirs, where no guard line sees it (rename it, or leave out `{t}`)")
-            if stop != "(" and t in ("inline", "__inline__", "__inline") and "constexpr" not in \
-                    declaration(i - 1, False) + after:
+            if stop != "(" and t in ("inline", "__inline__", "__inline") and not {"constexpr", "const"} & set(
+                    declaration(i - 1, False) + after):
                 return (f"`{t}` on a variable: its initializer would run before main (make it constexpr, or a "
                         f"local variable of a function)")
         elif t == "(" and type_then_statement_start(i - 1):

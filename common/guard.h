@@ -14,7 +14,7 @@
 // further parameter that only the call's arguments deduce is not named by the guard at all.
 // REGION_GUARD_TYPE(Verdict): the class is the library's (not its member templates' specializations).
 // What it cannot see: those three forms (constexpr functions and friends defined in a class are
-// inline too), a name that is not on a guard line (the runtime's cudaMemcpy, for one), and a local
+// inline too), a name that is not on a guard line (REGION_GUARD_RUNTIME, below, lists the runtime's), and a local
 // variable (a buffer, n), which has no :: twin to compare with. tools/exercises.py refuses what it
 // can recognise of them by their text: no template other than a __device__ / __global__ function
 // template, no friend, no inline or constexpr host function named like one of the library, the runtime
@@ -32,3 +32,14 @@ inline constexpr bool lab_same_entity<A, A> = true;
     static_assert(::lab_same_entity<&fn_, &::fn_>, "the region redefines, overloads or hides " #fn_)
 #define REGION_GUARD_TYPE(type_) \
     static_assert(::std::is_same<type_, ::type_>::value, "the region redefines or hides " #type_)
+
+// The runtime's functions that the programs' checks and timings call after a region (each one
+// function, not overloaded, in cuda_runtime_api.h): REGION_GUARD_RUNTIME(); stops a region that
+// overloads or hides any of them (an overload of cudaMemcpy for the check's counter type, say).
+#define REGION_GUARD_RUNTIME()                                                                            \
+    REGION_GUARD(cudaMemcpy); REGION_GUARD(cudaMemcpyAsync); REGION_GUARD(cudaMemcpy2D);                 \
+    REGION_GUARD(cudaMemcpy2DToArray); REGION_GUARD(cudaMemcpy2DFromArray); REGION_GUARD(cudaMemset);     \
+    REGION_GUARD(cudaMemsetAsync); REGION_GUARD(cudaDeviceSynchronize); REGION_GUARD(cudaStreamSynchronize); \
+    REGION_GUARD(cudaEventSynchronize); REGION_GUARD(cudaEventRecord); REGION_GUARD(cudaEventElapsedTime); \
+    REGION_GUARD(cudaGetTextureObjectTextureDesc); REGION_GUARD(cudaGetLastError);                        \
+    REGION_GUARD(cudaPeekAtLastError)

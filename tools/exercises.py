@@ -50,10 +50,9 @@ region_names refuses these by their form (a template that is not a __device__ or
 friend, an inline or constexpr host function named like a function of the library, the runtime or the
 program, such a name in parentheses after a type: T (name)(...), T ((name)), T (*(name)), after an
 attribute too; and, in a region inside main, a class: an object of an unnamed class can take a
-function's name). Names that
-no guard line names (the runtime's functions that the check calls, cudaMemcpy for one) and a local
-variable that the check reads (a buffer, n) are the scanner's alone; each review round of issue 35
-found a form it had missed (tests/fixtures/cheats/ keeps them). Code written to get past a reading of its text - pointer
+function's name). The runtime's functions that the checks call are guarded too
+(REGION_GUARD_RUNTIME). A local variable that the check reads (a buffer, n) is the scanner's alone;
+each review round of issue 35 found a form it had missed (tests/fixtures/cheats/ keeps them). Code written to get past a reading of its text - pointer
 arithmetic on the program's memory or on a function's address, a call through an address computed
 at run time, a write through another name - is not detected. The run's own check limits what such
 code could show: one verdict line (the last) and, for a faster exercise, one line with the figure.
@@ -627,6 +626,11 @@ def region_names(region_text, program_text, local, balance=None):
     for i, t in enumerate(tokens):
         if t == "{":
             k = i - 1
+            a = k  # a trailing return type of several words (-> unsigned long long, -> std::vector<int>)
+            while a >= 0 and a > i - 40 and tokens[a] not in (";", "{", "}", "->", "="):
+                a -= 1
+            if a >= 0 and tokens[a] == "->":
+                k = a - 1
             while k >= 0 and (tokens[k] in ("mutable", "noexcept", "constexpr") or word(tokens[k]) and k > 0 and
                               tokens[k - 1] in ("->", "::")) or (k >= 0 and tokens[k] in ("->", "::")):
                 k -= 1
@@ -653,7 +657,8 @@ def region_names(region_text, program_text, local, balance=None):
             continue
         if t in ("asm", "__asm", "__asm__", "extern", "goto", "__attribute__", "__declspec", "export", "register"):
             return f"`{t}`"
-        if local and t in ("struct", "class", "union") and not (i >= 1 and tokens[i - 1] == "enum"):
+        if local and t in ("struct", "class", "union") and not (i >= 1 and tokens[i - 1] == "enum") and not (
+                i + 2 < len(tokens) and word(tokens[i + 1]) and tokens[i + 2] not in ("{", ":", "final")):
             return (f"`{t}` inside main: a class defined there can hide a function that the code after your region "
                     f"calls behind an object of that name (define it before main, or do without)")
         if local and t in ("return", "co_return", "throw") and not lambda_depth[i]:
@@ -1209,6 +1214,9 @@ def guard_stop(first, lines, folder):
     except (OSError, IndexError, ValueError):
         return ""
     guarded = re.findall(r"REGION_GUARD(?:_TYPE)?\(\s*([A-Za-z_]\w*)", text)
+    if "REGION_GUARD_RUNTIME" in text:  # the runtime's functions, listed in common/guard.h
+        macro = (ROOT / "common" / "guard.h").read_text(errors="replace").split("#define REGION_GUARD_RUNTIME", 1)[-1]
+        guarded += re.findall(r"REGION_GUARD\(\s*([A-Za-z_]\w*)", macro)
     if not guarded:
         return ""
     at = m.group(0).strip()

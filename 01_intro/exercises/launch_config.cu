@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
     axpy_2d<<<grid, block>>>(d_a, d_b, d_c, rows, cols, alpha);
     CHECK(cudaMemcpy(out.data(), d_c, bytes, cudaMemcpyDeviceToHost));
     // ---- your change: end ----
-    // Guard: the build stops here if your region replaced a name that the code below calls (common/guard.h).
+    REGION_GUARD_RUNTIME();  // Guard (common/guard.h): the build stops here if your region replaced what the code below calls.
     REGION_GUARD(witness_sum); REGION_GUARD_TYPE(Verdict);
 
     // The program downloads C itself. The GPU may fuse alpha * a + b into one FMA (one rounding

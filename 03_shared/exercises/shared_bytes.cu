@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
     reverse_segments<<<(unsigned)blocks, block, block>>>(d, n);
     CHECK_LAUNCH();
     // ---- your change: end ----
-    // Guard: the build stops here if your region replaced a name that the code below calls (common/guard.h).
+    REGION_GUARD_RUNTIME();  // Guard (common/guard.h): the build stops here if your region replaced what the code below calls.
     REGION_GUARD(witness_sum); REGION_GUARD_TYPE(Verdict);
     std::fill(h.begin(), h.end(), -1);  // the result must come from the GPU
     CHECK(cudaMemcpy(h.data(), d, n * sizeof(int), cudaMemcpyDeviceToHost));

@@ -90,7 +90,7 @@ __global__ void count_wrong(const float* out, int rows, int cols, unsigned long 
     if (mine) atomicAdd(wrong, mine);
 }
 
-// Guard: the build stops here if your region replaced a name that the code below calls (common/guard.h).
+REGION_GUARD_RUNTIME();  // Guard (common/guard.h): the build stops here if your region replaced what the code below calls.
 REGION_GUARD(transpose_cpu); REGION_GUARD(check_shape); REGION_GUARD(hashed_value); REGION_GUARD(fill_round);
 REGION_GUARD(count_wrong); REGION_GUARD(random_vector<float>); REGION_GUARD(bench_turns_ms); REGION_GUARD(gbps);
 

@@ -48,7 +48,7 @@ __global__ void upscale(unsigned char* out, int out_w, int out_h, float inv, cud
 }
 // ---- your change: end ----
 
-// Guard: the build stops here if your region replaced a name that the code below calls (common/guard.h).
+REGION_GUARD_RUNTIME();  // Guard (common/guard.h): the build stops here if your region replaced what the code below calls.
 REGION_GUARD(bilinear_cpu); REGION_GUARD(random_vector<unsigned char>);
 
 int main(int argc, char** argv) {

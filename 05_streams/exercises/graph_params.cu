@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
         CHECK(cudaGraphLaunch(exec, s));
     }
     // ---- your change: end ----
-    // Guard: the build stops here if your region replaced a name that the code below calls (common/guard.h).
+    REGION_GUARD_RUNTIME();  // Guard (common/guard.h): the build stops here if your region replaced what the code below calls.
     REGION_GUARD(witness); REGION_GUARD(step_params); REGION_GUARD_TYPE(Step); REGION_GUARD_TYPE(Verdict);
     CHECK(cudaStreamSynchronize(s));
     std::printf("%d steps: graph of %zu nodes, %d instantiation(s), %d launches\n", steps, nodes, instantiations,

@@ -62,7 +62,7 @@ void issue_pipeline(const Pipeline& p) {
 }
 // ---- your change: end ----
 
-// Guard: the build stops here if your region replaced a name that the code below calls (common/guard.h).
+REGION_GUARD_RUNTIME();  // Guard (common/guard.h): the build stops here if your region replaced what the code below calls.
 REGION_GUARD(lcg_steps); REGION_GUARD(random_vector<uint32_t>); REGION_GUARD(bench_ms<FnRef>);
 REGION_GUARD(bench_turns_ms);
 

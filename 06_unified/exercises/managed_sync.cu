@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
     square_minus_one<<<32, 256>>>(x, y, n, work_ms * 1000000LL);
     CHECK_LAUNCH();
     // ---- your change: end ----
-    // Guard: the build stops here if your region replaced a name that the code below calls (common/guard.h).
+    REGION_GUARD_RUNTIME();  // Guard (common/guard.h): the build stops here if your region replaced what the code below calls.
     REGION_GUARD(witness_now); REGION_GUARD(witness_sum); REGION_GUARD_TYPE(Verdict);
     CHECK(cudaEventRecord(stop));
     unsigned long long wrote = witness_now();  // what the kernel has written by the time of the check

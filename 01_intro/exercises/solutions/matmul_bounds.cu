@@ -43,7 +43,7 @@ __global__ void gpu_matrix_mult(const int* a, const int* b, int* c, int m, int n
 }
 // ---- your change: end ----
 
-// Guard: the build stops here if your region replaced a name that the code below calls (common/guard.h).
+REGION_GUARD_RUNTIME();  // Guard (common/guard.h): the build stops here if your region replaced what the code below calls.
 REGION_GUARD(cpu_matrix_mult); REGION_GUARD(random_vector<int>);
 
 int main(int argc, char** argv) {

@@ -85,7 +85,7 @@ __global__ void count_differences(const uint32_t* a, const uint32_t* b, long lon
     if (e < n && a[e] != b[e]) atomicAdd(count, 1ull);
 }
 
-// Guard: the build stops here if your region replaced a name that the code below calls (common/guard.h).
+REGION_GUARD_RUNTIME();  // Guard (common/guard.h): the build stops here if your region replaced what the code below calls.
 REGION_GUARD(work_cpu); REGION_GUARD(work_reference); REGION_GUARD(fill_round); REGION_GUARD(count_differences);
 REGION_GUARD(hash_u32); REGION_GUARD(random_vector<uint32_t>); REGION_GUARD(bench_turns_ms);
 

@@ -44,7 +44,7 @@ void download(std::vector<float>& h, const float* d) {
 }
 // ---- your change: end ----
 
-// Guard: the build stops here if your region replaced a name that the code below calls (common/guard.h).
+REGION_GUARD_RUNTIME();  // Guard (common/guard.h): the build stops here if your region replaced what the code below calls.
 REGION_GUARD(saxpy_cpu); REGION_GUARD(saxpy); REGION_GUARD(witness_sum); REGION_GUARD(random_vector<float>);
 
 int main(int argc, char** argv) {

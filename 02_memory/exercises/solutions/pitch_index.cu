@@ -35,7 +35,7 @@ __global__ void scale_pitched(const float* in, size_t pitch, float* out, int wid
 }
 // ---- your change: end ----
 
-// Guard: the build stops here if your region replaced a name that the code below calls (common/guard.h).
+REGION_GUARD_RUNTIME();  // Guard (common/guard.h): the build stops here if your region replaced what the code below calls.
 REGION_GUARD(scale_cpu); REGION_GUARD(random_vector<float>);
 
 int main(int argc, char** argv) {

@@ -42,7 +42,7 @@ cudaSurfaceObject_t make_surface(cudaArray_t arr) {
     return s;
 }
 
-// Guard: the build stops here if your region replaced a name that the code below calls (common/guard.h).
+REGION_GUARD_RUNTIME();  // Guard (common/guard.h): the build stops here if your region replaced what the code below calls.
 REGION_GUARD(invert_cpu); REGION_GUARD(make_surface); REGION_GUARD(random_vector<unsigned char>);
 
 int main(int argc, char** argv) {

@@ -41,7 +41,7 @@ cudaTextureObject_t make_texture(cudaArray_t arr) {
 }
 // ---- your change: end ----
 
-// Guard: the build stops here if your region replaced a name that the code below calls (common/guard.h).
+REGION_GUARD_RUNTIME();  // Guard (common/guard.h): the build stops here if your region replaced what the code below calls.
 REGION_GUARD(random_vector<float>);
 
 int main(int argc, char** argv) {

@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
     // cudaMemcpyAsync only queues the copy: h_x holds the result once the stream has run it.
     CHECK(cudaStreamSynchronize(s));
     // ---- your change: end ----
-    // Guard: the build stops here if your region replaced a name that the code below calls (common/guard.h).
+    REGION_GUARD_RUNTIME();  // Guard (common/guard.h): the build stops here if your region replaced what the code below calls.
     REGION_GUARD(witness_now); REGION_GUARD(witness_sum); REGION_GUARD_TYPE(Verdict);
     unsigned long long wrote = witness_now();  // what the kernel has written by the time of the check
     verdict.exact("h_x = 3 * input + 1", expected.data(), h_x, n);

@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
     // The launch returns at once: the CPU may read what the kernel wrote only after it has finished.
     CHECK(cudaDeviceSynchronize());
     // ---- your change: end ----
-    // Guard: the build stops here if your region replaced a name that the code below calls (common/guard.h).
+    REGION_GUARD_RUNTIME();  // Guard (common/guard.h): the build stops here if your region replaced what the code below calls.
     REGION_GUARD(witness_now); REGION_GUARD(witness_sum); REGION_GUARD_TYPE(Verdict);
     CHECK(cudaEventRecord(stop));
     unsigned long long wrote = witness_now();  // what the kernel has written by the time of the check

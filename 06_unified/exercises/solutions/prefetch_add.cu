@@ -37,7 +37,7 @@ void prepare(float* x, float* y, size_t bytes, int device) {
 }
 // ---- your change: end ----
 
-// Guard: the build stops here if your region replaced a name that the code below calls (common/guard.h).
+REGION_GUARD_RUNTIME();  // Guard (common/guard.h): the build stops here if your region replaced what the code below calls.
 REGION_GUARD(add); REGION_GUARD(random_vector<int>); REGION_GUARD(device_attribute); REGION_GUARD(bench_turns_ms);
 
 int main(int argc, char** argv) {

@@ -81,7 +81,7 @@ __global__ void histogram_global(const uint8_t* in, size_t n, unsigned* hist) {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += stride) atomicAdd(&hist[in[i]], 1u);
 }
 
-// Guard: the build stops here if your region replaced a name that the code below calls (common/guard.h).
+REGION_GUARD_RUNTIME();  // Guard (common/guard.h): the build stops here if your region replaced what the code below calls.
 REGION_GUARD(histogram_cpu); REGION_GUARD(hash_u32); REGION_GUARD(fill_round); REGION_GUARD(histogram_global);
 REGION_GUARD(bench_turns_ms); REGION_GUARD(gbps);
 

@@ -33,7 +33,7 @@ __global__ void count_above(const int* __restrict__ in, int n, int threshold, un
 }
 // ---- your change: end ----
 
-// Guard: the build stops here if your region replaced a name that the code below calls (common/guard.h).
+REGION_GUARD_RUNTIME();  // Guard (common/guard.h): the build stops here if your region replaced what the code below calls.
 REGION_GUARD(count_cpu); REGION_GUARD(random_vector<int>);
 
 int main(int argc, char** argv) {

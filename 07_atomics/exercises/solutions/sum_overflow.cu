@@ -41,7 +41,7 @@ __global__ void sum_gpu(const int* __restrict__ in, int n, unsigned long long* t
 }
 // ---- your change: end ----
 
-// Guard: the build stops here if your region replaced a name that the code below calls (common/guard.h).
+REGION_GUARD_RUNTIME();  // Guard (common/guard.h): the build stops here if your region replaced what the code below calls.
 REGION_GUARD(sum_cpu); REGION_GUARD(random_vector<int>);
 
 int main(int argc, char** argv) {

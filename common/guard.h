@@ -34,10 +34,11 @@ inline constexpr bool lab_same_entity<A, A> = true;
     static_assert(::std::is_same<type_, ::type_>::value, "the region redefines or hides " #type_)
 
 // The runtime's functions that the programs' checks and timings call after a region (each one
-// function, not overloaded, in cuda_runtime_api.h): REGION_GUARD_RUNTIME(); stops a region that
-// overloads or hides any of them (an overload of cudaMemcpy for the check's counter type, say).
+// function, not overloaded, in the cuda_runtime.h of CUDA 12.2 to 13.5): REGION_GUARD_RUNTIME(); stops
+// a region that overloads or hides any of them (an overload of cudaMemcpy for the check's counter
+// type, say). cudaMemcpyAsync is not among them: CUDA 13.5 adds a template overload of it.
 #define REGION_GUARD_RUNTIME()                                                                            \
-    REGION_GUARD(cudaMemcpy); REGION_GUARD(cudaMemcpyAsync); REGION_GUARD(cudaMemcpy2D);                 \
+    REGION_GUARD(cudaMemcpy); REGION_GUARD(cudaMemcpy2D);                                                 \
     REGION_GUARD(cudaMemcpy2DToArray); REGION_GUARD(cudaMemcpy2DFromArray); REGION_GUARD(cudaMemset);     \
     REGION_GUARD(cudaMemsetAsync); REGION_GUARD(cudaDeviceSynchronize); REGION_GUARD(cudaStreamSynchronize); \
     REGION_GUARD(cudaEventSynchronize); REGION_GUARD(cudaEventRecord); REGION_GUARD(cudaEventElapsedTime); \

@@ -50,9 +50,11 @@ region_names refuses these by their form (a template that is not a __device__ or
 friend, an inline or constexpr host function named like a function of the library, the runtime or the
 program, such a name in parentheses after a type: T (name)(...), T ((name)), T (*(name)), after an
 attribute too; and, in a region inside main, a class: an object of an unnamed class can take a
-function's name). The runtime's functions that the checks call are guarded too
-(REGION_GUARD_RUNTIME). A local variable that the check reads (a buffer, n) is the scanner's alone;
-each review round of issue 35 found a form it had missed (tests/fixtures/cheats/ keeps them). Code written to get past a reading of its text - pointer
+function's name). Fourteen runtime functions that the checks call are guarded too
+(REGION_GUARD_RUNTIME, common/guard.h); the rest (the allocation functions, which cuda_runtime.h
+overloads with templates, cudaMemcpyAsync, cudaCreateTextureObject, cudaFree) and a local variable
+that the check reads (a buffer, n) are the scanner's alone; each review round of issue 35 found a
+form it had missed (tests/fixtures/cheats/ keeps them). Code written to get past a reading of its text - pointer
 arithmetic on the program's memory or on a function's address, a call through an address computed
 at run time, a write through another name - is not detected. The run's own check limits what such
 code could show: one verdict line (the last) and, for a faster exercise, one line with the figure.
@@ -309,6 +311,19 @@ def declared_names(text, local=False):
                 return j >= 1 and tokens[j - 1] in ("decltype", "__typeof__", "typeof")
         return False
 
+    def angle_end(k):  # tokens[k] == "<": the index of the `>` that closes it as template arguments, or
+        depth, nest = 0, 0  # None when a `;`, a brace or an unmatched `)` / `]` comes first (then it is the
+        while k < len(tokens):  # operator: pad[N < 8], 1 << 2); a `<` inside their parentheses is one too
+            x = tokens[k]
+            nest += {"(": 1, ")": -1, "[": 1, "]": -1}.get(x, 0)
+            if nest < 0 or x in (";", "{", "}") and not nest:
+                return None
+            depth += 0 if nest else {"<": 1, ">": -1}.get(x, 0)
+            if depth == 0:
+                return k
+            k += 1
+        return None
+
     def record(name):
         if not name or name in KEYWORDS:
             return
@@ -371,25 +386,13 @@ def declared_names(text, local=False):
                 first, last, found, paren = None, None, False, 0
         elif opaque:
             pass
-        elif t == "template" and i + 1 < len(tokens) and tokens[i + 1] == "<":
-            depth, nest, i = 0, 0, i + 1  # a `<` or `>` inside parentheses (B = (2 < 1)) is an operator
-            while i < len(tokens):
-                nest += {"(": 1, ")": -1, "[": 1, "]": -1, "{": 1, "}": -1}.get(tokens[i], 0)
-                depth += 0 if nest else {"<": 1, ">": -1}.get(tokens[i], 0)
-                if depth == 0:
-                    break
-                i += 1
+        elif t == "template" and i + 1 < len(tokens) and tokens[i + 1] == "<" and angle_end(i + 1) is not None:
+            i = angle_end(i + 1)  # a `<` or `>` inside parentheses (B = (2 < 1)) is an operator
         elif t == "operator" and paren == 0 and not init:
             names.add("operator")
             found = True
-        elif t == "<" and paren == 0 and not init and tokens[i - 1] == last:
-            depth, nest = 0, 0  # template arguments (median<float>(...), std::vector<Args> x): `last` stays;
-            while i < len(tokens):  # a `<` inside their parentheses, (1 < 2), is an operator
-                nest += {"(": 1, ")": -1, "[": 1, "]": -1, "{": 1, "}": -1}.get(tokens[i], 0)
-                depth += 0 if nest else {"<": 1, ">": -1}.get(tokens[i], 0)
-                if depth == 0:
-                    break
-                i += 1
+        elif t == "<" and paren == 0 and not init and tokens[i - 1] == last and angle_end(i) is not None:
+            i = angle_end(i)  # template arguments (median<float>(...), std::vector<Args> x): `last` stays
         elif t == "(":
             if paren == 0 and not found and not init and last not in NOT_DECLARED:
                 record(last)
@@ -629,8 +632,27 @@ def region_names(region_text, program_text, local, balance=None):
             a = k  # a trailing return type of several words (-> unsigned long long, -> std::vector<int>)
             while a >= 0 and a > i - 40 and tokens[a] not in (";", "{", "}", "->", "="):
                 a -= 1
-            if a >= 0 and tokens[a] == "->":
-                k = a - 1
+            if a >= 0 and tokens[a] == "->":  # a lambda's only: ] (params) [mutable|noexcept|constexpr] ->
+                b = a - 1
+                while b >= 0 and tokens[b] in ("mutable", "noexcept", "constexpr"):
+                    b -= 1
+                if b >= 0 and tokens[b] == ")":
+                    d = 0
+                    while b >= 0:
+                        d += {")": 1, "(": -1}.get(tokens[b], 0)
+                        if d == 0:
+                            break
+                        b -= 1
+                    c, d = b - 1, 0  # the `[` of that `]`: a lambda's, not a subscript's (v[0](1)->x)
+                    while c >= 0:
+                        d += {"]": 1, "[": -1}.get(tokens[c], 0)
+                        if d == 0:
+                            break
+                        c -= 1
+                    if b > 0 and tokens[b - 1] == "]" and c >= 0 and not (
+                            c > 0 and (tokens[c - 1] in (")", "]") or word(tokens[c - 1]) and
+                                       tokens[c - 1] not in STATEMENT_WORDS | {"return"})):
+                        k = a - 1
             while k >= 0 and (tokens[k] in ("mutable", "noexcept", "constexpr") or word(tokens[k]) and k > 0 and
                               tokens[k - 1] in ("->", "::")) or (k >= 0 and tokens[k] in ("->", "::")):
                 k -= 1

@@ -33,18 +33,23 @@ inline constexpr bool lab_same_entity<A, A> = true;
 #define REGION_GUARD_TYPE(type_) \
     static_assert(::std::is_same<type_, ::type_>::value, "the region redefines or hides " #type_)
 
-// The runtime's functions that the programs' checks and timings call after a region (each one
-// function, not overloaded, in the cuda_runtime.h of CUDA 12.2 to 13.5): REGION_GUARD_RUNTIME(); stops
-// a region that overloads or hides any of them (an overload of cudaMemcpy for the check's counter
-// type, say). Not among them: cudaMemcpyAsync (CUDA 13.5 adds a template overload of it), the
-// allocation functions and cudaCreateChannelDesc (template overloads in every version: a guard cannot
-// name them), cudaCreateTextureObject, cudaFree - those rest on tools/exercises.py's reading of the
-// text. A toolkit that adds an overload of a listed one makes every exercise fail to build here
-// (make test-toolkits would show it): take the name off the list.
+// The runtime's functions that the programs' checks and timings call after a region and that a guard
+// can name (each one function, not overloaded, in the cuda_runtime.h of CUDA 12.2 to 13.5):
+// REGION_GUARD_RUNTIME(); stops a region that overloads or hides any of them (an overload of cudaMemcpy
+// for the check's counter type, say). Not among them, because cuda_runtime.h overloads them with
+// templates: cudaMalloc, cudaMallocHost, cudaMallocManaged, cudaMallocPitch, cudaMemcpyToSymbol,
+// cudaMemcpyFromSymbol (forbidden by name where the check reads the witness), cudaEventCreate,
+// cudaCreateChannelDesc, cudaOccupancyMaxActiveBlocksPerMultiprocessor, and cudaMemcpyAsync (CUDA 13.5
+// adds one); those rest on tools/exercises.py's reading of the text. A toolkit that adds an overload of
+// a listed one makes every exercise fail to build here (make test-toolkits shows it): take it off.
 #define REGION_GUARD_RUNTIME()                                                                            \
-    REGION_GUARD(cudaMemcpy); REGION_GUARD(cudaMemcpy2D);                                                 \
-    REGION_GUARD(cudaMemcpy2DToArray); REGION_GUARD(cudaMemcpy2DFromArray); REGION_GUARD(cudaMemset);     \
-    REGION_GUARD(cudaMemsetAsync); REGION_GUARD(cudaDeviceSynchronize); REGION_GUARD(cudaStreamSynchronize); \
+    REGION_GUARD(cudaMemcpy); REGION_GUARD(cudaMemcpy2D); REGION_GUARD(cudaMemcpy2DToArray);             \
+    REGION_GUARD(cudaMemcpy2DFromArray); REGION_GUARD(cudaMemset); REGION_GUARD(cudaMemsetAsync);         \
+    REGION_GUARD(cudaDeviceSynchronize); REGION_GUARD(cudaStreamSynchronize);                             \
     REGION_GUARD(cudaEventSynchronize); REGION_GUARD(cudaEventRecord); REGION_GUARD(cudaEventElapsedTime); \
     REGION_GUARD(cudaGetTextureObjectTextureDesc); REGION_GUARD(cudaGetLastError);                        \
-    REGION_GUARD(cudaPeekAtLastError)
+    REGION_GUARD(cudaPeekAtLastError); REGION_GUARD(cudaFree); REGION_GUARD(cudaFreeHost);                \
+    REGION_GUARD(cudaFreeArray); REGION_GUARD(cudaMallocArray); REGION_GUARD(cudaCreateTextureObject);    \
+    REGION_GUARD(cudaCreateSurfaceObject); REGION_GUARD(cudaDestroyTextureObject);                        \
+    REGION_GUARD(cudaDestroySurfaceObject); REGION_GUARD(cudaStreamCreate); REGION_GUARD(cudaStreamDestroy); \
+    REGION_GUARD(cudaEventDestroy); REGION_GUARD(cudaGraphExecDestroy)

@@ -50,10 +50,12 @@ region_names refuses these by their form (a template that is not a __device__ or
 friend, an inline or constexpr host function named like a function of the library, the runtime or the
 program, such a name in parentheses after a type: T (name)(...), T ((name)), T (*(name)), after an
 attribute too; and, in a region inside main, a class: an object of an unnamed class can take a
-function's name). Fourteen runtime functions that the checks call are guarded too
-(REGION_GUARD_RUNTIME, common/guard.h); the rest (the allocation functions, which cuda_runtime.h
-overloads with templates, cudaMemcpyAsync, cudaCreateTextureObject, cudaFree) and a local variable
-that the check reads (a buffer, n) are the scanner's alone; each review round of issue 35 found a
+function's name). The runtime functions that the checks call are guarded too, where a guard can name them
+(REGION_GUARD_RUNTIME, common/guard.h); the ones cuda_runtime.h overloads with templates (cudaMalloc,
+cudaMallocHost, cudaMallocManaged, cudaMallocPitch, cudaMemcpyToSymbol, cudaEventCreate,
+cudaCreateChannelDesc, cudaOccupancyMaxActiveBlocksPerMultiprocessor; cudaMemcpyAsync in CUDA 13.5;
+cudaMemcpyFromSymbol is forbidden by name) and a local variable that the check reads (a buffer, n)
+are the scanner's alone; each review round of issue 35 found a
 form it had missed (tests/fixtures/cheats/ keeps them). Code written to get past a reading of its text - pointer
 arithmetic on the program's memory or on a function's address, a call through an address computed
 at run time, a write through another name - is not detected. The run's own check limits what such
@@ -315,8 +317,8 @@ def declared_names(text, local=False):
         depth, nest = 0, 0  # None when a `;`, a brace or an unmatched `)` / `]` comes first (then it is the
         while k < len(tokens):  # operator: pad[N < 8], 1 << 2); a `<` inside their parentheses is one too
             x = tokens[k]
-            nest += {"(": 1, ")": -1, "[": 1, "]": -1}.get(x, 0)
-            if nest < 0 or x in (";", "{", "}") and not nest:
+            nest += {"(": 1, ")": -1, "[": 1, "]": -1, "{": 1, "}": -1}.get(x, 0)
+            if nest < 0 or x == ";" and not nest:
                 return None
             depth += 0 if nest else {"<": 1, ">": -1}.get(x, 0)
             if depth == 0:
@@ -634,8 +636,10 @@ def region_names(region_text, program_text, local, balance=None):
                 a -= 1
             if a >= 0 and tokens[a] == "->":  # a lambda's only: ] (params) [mutable|noexcept|constexpr] ->
                 b = a - 1
-                while b >= 0 and tokens[b] in ("mutable", "noexcept", "constexpr"):
-                    b -= 1
+                while b >= 0 and tokens[b] in ("mutable", "noexcept", "constexpr") or (
+                        b >= 3 and tokens[b] == ")" and tokens[b - 3:b - 1] == ["noexcept", "("]):
+                    b -= 4 if tokens[b] == ")" else 1  # noexcept(true)
+                params_end = b
                 if b >= 0 and tokens[b] == ")":
                     d = 0
                     while b >= 0:
@@ -649,10 +653,9 @@ def region_names(region_text, program_text, local, balance=None):
                         if d == 0:
                             break
                         c -= 1
-                    if b > 0 and tokens[b - 1] == "]" and c >= 0 and not (
-                            c > 0 and (tokens[c - 1] in (")", "]") or word(tokens[c - 1]) and
-                                       tokens[c - 1] not in STATEMENT_WORDS | {"return"})):
-                        k = a - 1
+                    if b > 0 and tokens[b - 1] == "]" and c >= 0 and (c == 0 or tokens[c - 1] in (
+                            "(", ",", "=", "{", ";", "return", "?", ":", "&&", "||", "!")):
+                        k = params_end  # a lambda's `[` follows one of these; a subscript's follows a value
             while k >= 0 and (tokens[k] in ("mutable", "noexcept", "constexpr") or word(tokens[k]) and k > 0 and
                               tokens[k - 1] in ("->", "::")) or (k >= 0 and tokens[k] in ("->", "::")):
                 k -= 1
@@ -823,7 +826,7 @@ def region_names(region_text, program_text, local, balance=None):
             if stop == "(" and (not named or protected(named[0]) and (named[0] in lib or named[0] in program_globals
                                                                       or RUNTIME_NAME.fullmatch(named[0]))):
                 return (f"`{' '.join([t] + named)}` on the host: an inline definition (constexpr is inline too) of a "
-                        f"function that the library or the runtime defines is compiled into your region's file in "
+                        f"function that the library, the runtime or the program defines is compiled into your region's file in "
                         f"place of theirs, where no guard line sees it (rename it, or leave out `{t}`)")
             if stop != "(" and t in ("inline", "__inline__", "__inline") and not {"constexpr", "const"} & set(
                     declaration(i - 1, False) + after):

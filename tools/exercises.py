@@ -111,6 +111,7 @@ table, with each `not yet`'s and `skipped`'s reason, as CSV.
 import argparse
 import configparser
 import csv
+import functools
 import json
 import re
 import subprocess
@@ -291,6 +292,34 @@ def identifiers(text):
     return set(re.findall(r"[A-Za-z_]\w*", strip_code(text))) - KEYWORDS
 
 
+def angle_end(tokens, k):
+    """tokens[k] == "<": the index of the `>` that closes it as template arguments, or None when a `;`
+    or an unmatched `)`, `]` or `}` comes first (then it is the operator: pad[N < 8], 1 << 2); a `<`
+    or `>` inside parentheses, brackets or braces within them is an operator too (B = (2 < 1))."""
+    depth, nest = 0, 0
+    while k < len(tokens):
+        x = tokens[k]
+        nest += {"(": 1, ")": -1, "[": 1, "]": -1, "{": 1, "}": -1}.get(x, 0)
+        if nest < 0 or x == ";" and not nest:
+            return None
+        depth += 0 if nest else {"<": 1, ">": -1}.get(x, 0)
+        if depth == 0:
+            return k
+        k += 1
+    return None
+
+
+def angle_start(tokens, k):
+    """tokens[k] == ">" closing template arguments: the index of their `<` (walking back)."""
+    depth = 0
+    while k >= 0:
+        depth += {">": 1, "<": -1}.get(tokens[k], 0)
+        if depth == 0:
+            break
+        k -= 1
+    return k
+
+
 def declared_names(text, local=False):
     """The names that C++ text declares at namespace scope (namespace and extern "C" blocks are
     looked into): functions and function templates (overloads and specialisations included),
@@ -312,19 +341,6 @@ def declared_names(text, local=False):
             if depth == 0:
                 return j >= 1 and tokens[j - 1] in ("decltype", "__typeof__", "typeof")
         return False
-
-    def angle_end(k):  # tokens[k] == "<": the index of the `>` that closes it as template arguments, or
-        depth, nest = 0, 0  # None when a `;`, a brace or an unmatched `)` / `]` comes first (then it is the
-        while k < len(tokens):  # operator: pad[N < 8], 1 << 2); a `<` inside their parentheses is one too
-            x = tokens[k]
-            nest += {"(": 1, ")": -1, "[": 1, "]": -1, "{": 1, "}": -1}.get(x, 0)
-            if nest < 0 or x == ";" and not nest:
-                return None
-            depth += 0 if nest else {"<": 1, ">": -1}.get(x, 0)
-            if depth == 0:
-                return k
-            k += 1
-        return None
 
     def record(name):
         if not name or name in KEYWORDS:
@@ -388,13 +404,13 @@ def declared_names(text, local=False):
                 first, last, found, paren = None, None, False, 0
         elif opaque:
             pass
-        elif t == "template" and i + 1 < len(tokens) and tokens[i + 1] == "<" and angle_end(i + 1) is not None:
-            i = angle_end(i + 1)  # a `<` or `>` inside parentheses (B = (2 < 1)) is an operator
+        elif t == "template" and i + 1 < len(tokens) and tokens[i + 1] == "<" and angle_end(tokens, i + 1) is not None:
+            i = angle_end(tokens, i + 1)
         elif t == "operator" and paren == 0 and not init:
             names.add("operator")
             found = True
-        elif t == "<" and paren == 0 and not init and tokens[i - 1] == last and angle_end(i) is not None:
-            i = angle_end(i)  # template arguments (median<float>(...), std::vector<Args> x): `last` stays
+        elif t == "<" and paren == 0 and not init and tokens[i - 1] == last and angle_end(tokens, i) is not None:
+            i = angle_end(tokens, i)  # template arguments (median<float>(...), std::vector<Args> x): `last` stays
         elif t == "(":
             if paren == 0 and not found and not init and last not in NOT_DECLARED:
                 record(last)
@@ -718,17 +734,6 @@ def region_names(region_text, program_text, local, balance=None):
     # issue 35): an explicit specialization, a host template, an inline definition (the library build
     # inlines the region's copy of a same-signature function and links the library's; constexpr and a
     # friend defined in a class are inline too), and a declarator that hides its name in parentheses.
-    def template_end(k):  # tokens[k] == "<" after `template`: the index of its closing ">"
-        depth, paren = 0, 0
-        while k < len(tokens):
-            paren += {"(": 1, ")": -1, "[": 1, "]": -1, "{": 1, "}": -1}.get(tokens[k], 0)
-            if not paren:
-                depth += {"<": 1, ">": -1}.get(tokens[k], 0)
-                if depth == 0:
-                    return k
-            k += 1
-        return k
-
     def declaration(k, forward):  # the tokens of the declaration around tokens[k], up to its "(" or body
         out = []
         while 0 <= k < len(tokens) and tokens[k] not in ((";", "{", "}", "(", "=") if forward else (";", "{", "}")):
@@ -754,12 +759,7 @@ def region_names(region_text, program_text, local, balance=None):
     def names_type(k):  # tokens[k] can end a type: a type keyword, a type of the program, the library or
         x = tokens[k]     # the region, a *_t name, or `>` closing a class template's arguments
         if x == ">":
-            depth = 0
-            while k >= 0:
-                depth += {">": 1, "<": -1}.get(tokens[k], 0)
-                if depth == 0:
-                    break
-                k -= 1
+            k = angle_start(tokens, k)
             x = tokens[k - 1] if k >= 1 else ""
             return x in types or x in region_types or x in STD_CLASS_TEMPLATES or x in ("integral_constant",
                                                                                          "function", "tuple")
@@ -773,12 +773,7 @@ def region_names(region_text, program_text, local, balance=None):
         while k >= 0:
             x = tokens[k]
             if x == ">":
-                depth = 0
-                while k >= 0:
-                    depth += {">": 1, "<": -1}.get(tokens[k], 0)
-                    if depth == 0:
-                        break
-                    k -= 1
+                k = angle_start(tokens, k)
             elif x == "]]":  # an attribute: [[nodiscard]]
                 while k >= 0 and tokens[k] != "[[":
                     k -= 1
@@ -812,7 +807,8 @@ def region_names(region_text, program_text, local, balance=None):
                 return ("an explicit specialization (`template <>`): it replaces, for one type, a template of the "
                         "library or of the program (the check's Verdict::exact, random_vector) that the code after "
                         "your region calls")
-            k = template_end(i + 1) if i + 1 < len(tokens) and tokens[i + 1] == "<" else i
+            k = angle_end(tokens, i + 1) if i + 1 < len(tokens) and tokens[i + 1] == "<" else None
+            k = i if k is None else k
             if not device_only(declaration(k + 1, True)):
                 return ("a template that is not a __device__ or __global__ function: on the host it could overload "
                         "or specialise a function or class that the code after your region calls (write the host "
@@ -848,13 +844,18 @@ def region_names(region_text, program_text, local, balance=None):
     return ""
 
 
+@functools.lru_cache(maxsize=None)
+def common_texts():
+    """The text of every header and library source of common/ (read once per run of the grader)."""
+    return tuple(f.read_text(errors="replace") for f in sorted((ROOT / "common").glob("*"))
+                 if f.suffix in (".h", ".cuh", ".cpp"))
+
+
 def program_and_library_types(program_text):
     """The names that the program's file and the library (common/) declare as types (struct, class,
     union, enum, using NAME =, typedef): `(NAME)(x)` with one of them is a cast, not a declarator."""
-    texts = [program_text] + [f.read_text(errors="replace") for f in sorted((ROOT / "common").glob("*"))
-                              if f.suffix in (".h", ".cuh", ".cpp")]
     names = set()
-    for text in texts:
+    for text in (program_text,) + common_texts():
         code = strip_code(text)
         names |= set(re.findall(r"\b(?:struct|class|union|enum(?:\s+class)?)\s+([A-Za-z_]\w*)", code))
         names |= set(re.findall(r"\busing\s+([A-Za-z_]\w*)\s*=", code))
@@ -951,12 +952,10 @@ def library_names():
     declare at namespace scope, and every identifier of its macros (a macro's body is compiled where
     it is used, e.g. CHECK's check_cuda). Their functions' local variables are not among them."""
     names = set()
-    for f in sorted((ROOT / "common").glob("*")):
-        if f.suffix in (".h", ".cuh", ".cpp"):
-            text = f.read_text(errors="replace")
-            names |= declared_names(re.sub(r"^\s*#.*(?:\\\n.*)*", " ", text, flags=re.M))
-            for macro in re.findall(r"^\s*#\s*define\s+(.*(?:\\\n.*)*)", text, flags=re.M):
-                names |= identifiers(macro)
+    for text in common_texts():
+        names |= declared_names(re.sub(r"^\s*#.*(?:\\\n.*)*", " ", text, flags=re.M))
+        for macro in re.findall(r"^\s*#\s*define\s+(.*(?:\\\n.*)*)", text, flags=re.M):
+            names |= identifiers(macro)
     return names
 
 
@@ -964,21 +963,17 @@ def library_device_names():
     """The names of common/ that device code can reach: its __device__ variables and its __device__
     (or __host__ __device__) functions, e.g. witness.cuh's gpu_witness and witness()."""
     names = set()
-    for f in sorted((ROOT / "common").glob("*")):
-        if f.suffix in (".h", ".cuh", ".cpp"):
-            text = f.read_text(errors="replace")
-            names |= set(re.findall(r"__device__[^;{}()=]*?\b([A-Za-z_]\w*)\s*[(;=\[]", text))
+    for text in common_texts():
+        names |= set(re.findall(r"__device__[^;{}()=]*?\b([A-Za-z_]\w*)\s*[(;=\[]", text))
     return names
 
 
 def library_macros():
     """{name: the identifiers of its body} for every macro of common/ (its headers and library source)."""
     macros = {}
-    for f in sorted((ROOT / "common").glob("*")):
-        if f.suffix in (".h", ".cuh", ".cpp"):
-            for m in re.finditer(r"^\s*#\s*define\s+([A-Za-z_]\w*)(.*(?:\\\n.*)*)", f.read_text(errors="replace"),
-                                 flags=re.M):
-                macros[m.group(1)] = macros.get(m.group(1), set()) | identifiers(m.group(2))
+    for text in common_texts():
+        for m in re.finditer(r"^\s*#\s*define\s+([A-Za-z_]\w*)(.*(?:\\\n.*)*)", text, flags=re.M):
+            macros[m.group(1)] = macros.get(m.group(1), set()) | identifiers(m.group(2))
     return macros
 
 

@@ -313,12 +313,15 @@ def test_tampering_is_not_yet(chapter, entry, tmp_path, monkeypatch):
     refused(published[:begin] + published[begin + 1:end] + published[end + 1:], "markers")
     # a macro inside the region, which could rewrite the code after it
     refused(published[:begin + 1] + ["#define verdict fake"] + published[begin + 1:], "preprocessor")
-    # a function of the library declared in the region (an overload could win over it; inside main, a
-    # local named like the CPU check's `verdict` that the code after the region uses), and one of the
-    # CUDA runtime
-    local = ex.strip_code("\n".join(published[:begin])).count("{") > ex.strip_code("\n".join(published[:begin])).count("}")
-    decl = ("auto verdict = [] { return 0; };" if local else "int lab_corrupt_on() { return 0; }")
+    # a function of the library declared in the region (in the region's namespace it would not replace
+    # the library's, but it reads as if it did; inside main, a local named like a name of the guard lines
+    # at the end of the region's block), and one of the CUDA runtime
+    local = ex.in_function_body("\n".join(published[:begin]))
+    decl = ("auto Verdict = [] { return 0; };" if local else "int lab_corrupt_on() { return 0; }")
     refused(published[:begin + 1] + [decl] + published[begin + 1:], "your region declares")
+    if local:  # the region is a block of its own: a local it declares ends there and hides nothing after it
+        assert verdict(published[:begin + 1] + ["auto verdict = [] { return 0; };"] + published[begin + 1:])[0] == \
+            "solved"
     decl = ("int cudaDeviceSynchronize = 0;" if local else "cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }")
     refused(published[:begin + 1] + [decl] + published[begin + 1:], "`cudaDeviceSynchronize`")
     if not local:  # the forms that a guard line cannot see (common/guard.h): refused by their text

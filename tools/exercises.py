@@ -33,34 +33,32 @@ before main; a const arithmetic one whose initializer calls nothing is accepted)
 spellings that make the text read differently from what the compiler compiles (raw strings, digit
 separators, backslash line joins, unbalanced brackets).
 
-What the grader cannot rule out: these are checks of the region's TEXT, not a sandbox. The region
-is C++ compiled into the program's process and runs with all its rights; the scanner approximates
-C++'s grammar and scopes (a name the region declares counts as the region's everywhere in it; a
-declaration it does not read as one is not refused: it reads `T name = ...`, `T name{...}`,
-`auto [a, b] = ...`, `auto const [...]`, `decltype(...) name` and names in parentheses). So the
-functions and classes that the code after the region calls do not rest on it: every exercise has
-guard lines after its region (REGION_GUARD, common/guard.h) with which the compiler stops the build
-when such a name, looked up there, is not the one entity of the library or the program (a local of
-that name in any form, an overload of a non-template function, a redefinition), and check says `not
-yet` with the name (guard_stop). A guard sees one entity, and so cannot stop, an inline same-signature
-redefinition (the library build inlines the region's copy and links the library's), an explicit
-specialization (template <>: of Verdict::exact<T>, random_vector<T>) or a template overload with a
-further deduced parameter (constexpr functions and friends defined in a class are inline too);
-region_names refuses these by their form (a template that is not a __device__ or __global__ function,
-friend, an inline or constexpr host function named like a function of the library, the runtime or the
-program, such a name in parentheses after a type: T (name)(...), T ((name)), T (*(name)), after an
-attribute too; and, in a region inside main, a class: an object of an unnamed class can take a
-function's name). The runtime functions that the checks call are guarded too, where a guard can name them
-(REGION_GUARD_RUNTIME, common/guard.h); the ones cuda_runtime.h overloads with templates (cudaMalloc,
-cudaMallocHost, cudaMallocManaged, cudaMallocPitch, cudaMemcpyToSymbol, cudaEventCreate,
-cudaCreateChannelDesc, cudaOccupancyMaxActiveBlocksPerMultiprocessor; cudaMemcpyAsync in CUDA 13.5;
-cudaMemcpyFromSymbol is forbidden by name) and a local variable that the check reads (a buffer, n)
-are the scanner's alone; each review round of issue 35 found a
-form it had missed (tests/fixtures/cheats/ keeps them). Code written to get past a reading of its text - pointer
-arithmetic on the program's memory or on a function's address, a call through an address computed
-at run time, a write through another name - is not detected. The run's own check limits what such
-code could show: one verdict line (the last) and, for a faster exercise, one line with the figure.
-Reading a solved region stays the instructor's job.
+Where the region is compiled (every exercise file, outside its markers): at namespace scope the
+region is a namespace of its own, `namespace yours { ... }`, and the code after it calls only the
+names that the line `using yours::NAME;` after it lists (the kernel, the functions the exercise
+asks for); inside main it is the body of a lambda, `auto your_region = [=, &d]() { ... };
+your_region();`, in which main's variables are copies it cannot change except those the capture
+list names. The region cannot close either early (unbalanced brackets are refused, and so is every
+preprocessor line). So whatever the region declares, in whatever form, is a name of its own that
+the code after it does not call - an overload of bench_turns_ms, a local cudaMemcpy, a second
+definition of a library function (in the namespace its symbol is yours::..., and extern is
+refused) - and an explicit specialization of a library template does not compile there (C++ allows
+it only in the template's namespace); a region inside main cannot assign n = 0 before the check.
+The compiler's name lookup decides this, not the reading of the text below. The guard lines at the
+end of the region (REGION_GUARD, REGION_GUARD_RUNTIME, common/guard.h), inside that namespace or
+function, stop the build when the region declares a name that the code after it calls, and check
+says `not yet` naming it (guard_stop): not because the declaration could replace it, but so that a
+student who tried learns that it would not; region_names refuses what it reads as such a
+declaration too (replaced_names), with the forms a guard does not see (template <>, an inline or
+constexpr host function named like one of the library, friend).
+
+What the grader cannot rule out: the region is C++ compiled into the program's process and runs
+with all its rights. The checks of its text (region_names, namespace_variables) approximate C++'s
+grammar; code written to get past them - a write through an address computed at run time into the
+program's memory, a host variable whose initializer the scanner does not read as one (it would run
+before main) - is not detected. The run's own check limits what such code could show: one verdict
+line (the last) and, for a faster exercise, one line with the figure. Reading a solved region
+stays the instructor's job.
 
 Kinds of exercise and what `solved` means:
   predict  answers.txt holds NAME.predicted (anything, written before measuring: it is not graded)
@@ -71,16 +69,13 @@ Kinds of exercise and what `solved` means:
            its output meets `target` (e.g. `>= 1.5`); a run below target is repeated, best of 3.
 
 The region may also not declare a name that the library (common/), the CUDA runtime or the program
-outside the region uses, unless the published region declares it too (an overload of bench_turns_ms,
-a local `auto CHECK = ...` or a global `int verdict` would replace what the check or the timing
-calls; a local counts only against the code after the region in its block and the bodies of the
-library's macros that code expands (CHECK's check_cuda), not against every name of the library,
-and a __device__ or __global__ function only against what the program declares at namespace scope
-and what device code can reach in the library (gpu_witness, witness()), since neither can replace a
-host function of the library); may not mention the exercise's
+outside the region uses, unless the published region declares it too (replaced_names: in its
+namespace or function such a declaration replaces nothing, see above, but it reads as if it did;
+a local counts only against the code after it in its function - the guard lines - and the macros
+that code expands, and a __device__ or __global__ function only against what the program declares
+at namespace scope and what device code can reach in the library); may not mention the exercise's
 `forbidden` names (the program's record of the work its kernels did, e.g. a __device__ counter, or a
-way around it: cudaMemcpyFromSymbol, a runtime template that a region could overload and no guard
-line can name, or cudaLaunchKernel, a launch that the required launch check cannot follow); and must have each text of `required` (e.g. CHECK_LAUNCH()) as a statement of its
+way around it: cudaMemcpyFromSymbol, or cudaLaunchKernel, a launch that the required launch check cannot follow); and must have each text of `required` (e.g. CHECK_LAUNCH()) as a statement of its
 own at the region's level (a launch check may be in a block with its launch instead), a launch check
 right after each launch in the same block, each launch a statement that is only the launch, and a
 required assignment (wrap_mode's kernel line) the last statement of its block and the only one that
@@ -523,6 +518,15 @@ CUDA_NAMES = re.compile(
 _DECL_WORD = re.compile(r"[A-Za-z_]\w*")
 
 
+def lowest_depth(code, o, c):
+    """The lowest nesting depth of the brackets o/c reached in `code`, counted from 0 at its start."""
+    depth = low = 0
+    for ch in code:
+        depth += 1 if ch == o else -1 if ch == c else 0
+        low = min(low, depth)
+    return low
+
+
 def region_names(region_text, program_text, local, balance=None):
     """Why the region may not be graded by the names it uses, or '': every name in it must be C++'s or
     CUDA's (REGION_KEYWORDS, CUDA_NAMES, STD_NAMES after std::), one the program's file or the library
@@ -550,6 +554,9 @@ def region_names(region_text, program_text, local, balance=None):
     for o, c in (("(", ")"), ("{", "}"), ("[", "]")):
         if code.count(o) - code.count(c) != balance.get(o, 0):
             return f"`{o}` and `{c}` that do not pair up as in the published region: close what your region opens"
+        if lowest_depth(code, o, c) < 0:  # `} ... {` pairs up in number, but closes what holds the region
+            return (f"a `{c}` that closes what your region is in (its namespace or function; the published "
+                    f"region closes nothing it did not open): close only what your region opens")
     program = identifiers(program_text)
     lib = library_names()
     word = lambda t: bool(_DECL_WORD.fullmatch(t))
@@ -977,12 +984,23 @@ def library_macros():
     return macros
 
 
+def in_function_body(before):
+    """Whether the code `before` a region leaves a function's body open (the region is inside main), as
+    against only namespace blocks (the exercises' `namespace yours {` around a region at namespace scope)."""
+    text, stack = strip_code(before), []
+    for m in re.finditer(r"[{}]", text):
+        if m.group(0) == "{":
+            stack.append(bool(re.search(r"\bnamespace(\s+[A-Za-z_]\w*)?\s*$", text[:m.start()])))
+        elif stack:
+            stack.pop()
+    return not all(stack)
+
+
 def replaced_names(mine, theirs, f, g):
     """The names the student's region declares that the library or the program outside the region
     uses, other than those the published region declares (the kernel that is the exercise)."""
     region = "\n".join(mine[f[0] + 1:f[1]])
-    before = strip_code("\n".join(theirs[:g[0]]))
-    local = before.count("{") > before.count("}")  # the region is inside a function's body
+    local = in_function_body("\n".join(theirs[:g[0]]))
     allowed = declared_names("\n".join(theirs[g[0] + 1:g[1]]), local)
     after = strip_code("\n".join(theirs[g[1] + 1:]))
     if local:
@@ -1137,8 +1155,7 @@ def tampering(ex, src_file, published_file):
                     f"is allowed there (a macro could rewrite the check that follows)")
     region_text = "\n".join(mine[f[0] + 1:f[1]])
     region = strip_code(region_text)
-    before = strip_code("\n".join(theirs[:g[0]]))
-    local = before.count("{") > before.count("}")  # the region is inside a function's body (main)
+    local = in_function_body("\n".join(theirs[:g[0]]))
     published = strip_code("\n".join(l for l in theirs[g[0] + 1:g[1]] if not l.strip().startswith("#")))
     balance = {o: published.count(o) - published.count(c) for o, c in (("(", ")"), ("{", "}"), ("[", "]"))}
     problem = region_names(region_text, "\n".join(theirs), local, balance)

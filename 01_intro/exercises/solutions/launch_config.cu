@@ -57,6 +57,8 @@ int main(int argc, char** argv) {
     CHECK(cudaMemcpy(d_b, b.data(), bytes, cudaMemcpyHostToDevice));
     CHECK(cudaMemset(d_c, 0xff, bytes));  // NaN everywhere: an element no thread wrote cannot pass
 
+    // Your region is a function: in it, main's variables are copies it cannot change, except out, which it sets.
+    auto your_region = [=, &out]() {
     // ---- your change: begin ----
     // Two warps across a row and 16 rows per block: 64 x 16 = 1024 threads, the most a block may
     // have (64 x 32 = 2048 was refused at launch, and a launch returns no error code to CHECK).
@@ -66,8 +68,10 @@ int main(int argc, char** argv) {
     CHECK_LAUNCH();  // reads the launch's error (cudaGetLastError): a bad configuration stops here
     CHECK(cudaMemcpy(out.data(), d_c, bytes, cudaMemcpyDeviceToHost));
     // ---- your change: end ----
-    REGION_GUARD_RUNTIME();  // Guard (common/guard.h): the build stops here if your region replaced what the code below calls.
+    REGION_GUARD_RUNTIME();  // Guard (common/guard.h): the build stops here if your region declares a name the code below calls.
     REGION_GUARD(witness_sum); REGION_GUARD_TYPE(Verdict);
+    };
+    your_region();
 
     // The program downloads C itself. The GPU may fuse alpha * a + b into one FMA (one rounding
     // instead of two): allow an ulp or so. Every element must have been written by axpy_2d, once.

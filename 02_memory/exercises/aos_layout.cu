@@ -122,7 +122,8 @@ void gather(std::vector<int>& got, const int* buffer, const std::vector<int>& of
 
 // The timed rounds' input: counter-based random bits, SplitMix64's finalizer (S. Vigna) of the run's
 // seed, the round and the pixel; each 64-bit value gives two fields (its halves, scaled into their
-// ranges). Nothing before a round can tell its input: the seed is drawn at run time.
+// ranges). Nothing before a round can tell its input: the seed is drawn at run time (unless --seed
+// gives it).
 uint64_t mix64(uint64_t x) {
     x ^= x >> 30;
     x *= 0xbf58476d1ce4e5b9ull;

@@ -49,8 +49,8 @@ namespace yours {  // Your region is a namespace of its own: the code after it c
 // 32 ints, so that every field starts on a 128-byte boundary. Thread i reads field f at
 // f * npad + i: the 32 threads of a warp read 32 consecutive ints, 128 bytes = 4 sectors, all of
 // them used (the struct layout drew 32 sectors per load, one per thread, and dragged unread fields
-// through L1 and L2). Without the padding, at n = 8388607 field f would start 4f bytes before a
-// 128-byte boundary, and every warp's access to it would touch 5 sectors.
+// through L1 and L2). Without the padding, at n = 8388607 every field f >= 1 would start 4f bytes
+// before a 128-byte boundary, and every warp's access to it would touch 5 sectors.
 __device__ long long field_offset(int field, long long i, long long n) {
     long long npad = (n + 31) / 32 * 32;
     return field * npad + i;
@@ -126,7 +126,8 @@ void gather(std::vector<int>& got, const int* buffer, const std::vector<int>& of
 
 // The timed rounds' input: counter-based random bits, SplitMix64's finalizer (S. Vigna) of the run's
 // seed, the round and the pixel; each 64-bit value gives two fields (its halves, scaled into their
-// ranges). Nothing before a round can tell its input: the seed is drawn at run time.
+// ranges). Nothing before a round can tell its input: the seed is drawn at run time (unless --seed
+// gives it).
 uint64_t mix64(uint64_t x) {
     x ^= x >> 30;
     x *= 0xbf58476d1ce4e5b9ull;

@@ -4,26 +4,37 @@
 //         Coefficients example, AOS vs SOA); G 5.3.2 设备内存访问.
 // Your task: make the kernel move its useful bytes at least 0.75x as fast as cudaMemcpy
 //         device-to-device moves bytes (`ratio vs D2D`, measured in the same run). Change only
-//         the part between the markers: how the pixels are laid out on the device, how they get there
-//         (upload), how finalVal comes back (download), release, and the kernel. Keep the
-//         formula, and keep finalVal at -1 until the kernel writes it (a pixel the kernel skips
-//         must not pass the check).
+//         the part between the markers: the layout and the kernel. The layout is one function,
+//         field_offset(field, i, n): the int of the program's pixel buffer that holds field `field`
+//         (a name of enum Field) of pixel i, for n pixels. The buffer has FIELDS * n + FIELDS * 32
+//         ints: room to pad every field to a multiple of 32 ints. The kernel reads the 7 input
+//         fields of each pixel and writes its FINALVAL with the book's formula (keep the formula).
+// What the program does with them: before any pixel exists, its own kernel evaluates your
+//         field_offset for every field and pixel into a table, and the program checks that every
+//         offset lies in the buffer and that no two are equal (if not: FAILED, naming field_offset,
+//         and it stops). From then on it places the inputs and reads finalVal only through that
+//         table; of your code only the kernel runs again. Every launch, the timed ones included,
+//         gets new input and finalVal = -1 in every pixel, and is checked against the CPU after it
+//         (the timed rounds' input comes from the run's seed: `--seed=N` repeats a run).
 // Build and check, from 02_memory: make exercises (builds workspace/aos_layout.cu), then
 //         make check (says `solved` or `not yet` with a hint). By hand:
 //           cd workspace && ./aos_layout --n=8388607
 // Compile: nvcc -std=c++17 -O3 -lineinfo -arch=native -Werror all-warnings -Xcompiler -Wall,-Wextra -I../../common -o aos_layout aos_layout.cu
-// Output: the checks (finalVal -1 after every upload, the formula's after every timed round, new
-//         input each), the kernel's time and GB/s, cudaMemcpy D2D's GB/s, `ratio vs D2D: X.XX`, PASSED.
+// Output: the seed, the layout check, the checks (the first launch on seeded input, then every timed
+//         round, new input each), the kernel's time and GB/s, cudaMemcpy D2D's GB/s,
+//         `ratio vs D2D: X.XX`, PASSED.
 // Yours to change: only the lines between the two "your change" markers; make check refuses a file changed elsewhere.
 #include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <random>
+#include <string>
 #include <vector>
 #include "common.cuh"
 
-// The pixels on the host: one vector per field, filled with seeded random values.
-struct Host {
-    long long n;
-    std::vector<int> r, b, g, hue, saturation, maxVal, minVal;
-};
+// The fields of a pixel, in the order of the book's struct Coefficients_AOS: 7 inputs, then the
+// result. FIELDS is their number.
+enum Field { R, B, G, HUE, SATURATION, MAXVAL, MINVAL, FINALVAL, FIELDS };
 
 // CPU reference: the book's formula.
 int final_value(int r, int g, int b, int hue, int saturation, int maxVal, int minVal) {
@@ -32,105 +43,196 @@ int final_value(int r, int g, int b, int hue, int saturation, int maxVal, int mi
     return grayscale * hue_sat;
 }
 
-// ---- your change: begin (the device layout, upload, download, release and the kernel) ----
-struct Coefficients_AOS {  // one pixel, 8 ints = 32 bytes
-    int r, b, g, hue, saturation, maxVal, minVal, finalVal;
-};
-struct Device {
-    Coefficients_AOS* data;
-};
-
-Device upload(const Host& h) {
-    std::vector<Coefficients_AOS> tmp(h.n);
-    for (long long i = 0; i < h.n; ++i)
-        tmp[i] = {h.r[i], h.b[i], h.g[i], h.hue[i], h.saturation[i], h.maxVal[i], h.minVal[i], -1};
-    Device d;
-    CHECK(cudaMalloc(&d.data, h.n * sizeof(Coefficients_AOS)));
-    CHECK(cudaMemcpy(d.data, tmp.data(), h.n * sizeof(Coefficients_AOS), cudaMemcpyHostToDevice));
-    return d;
+namespace yours {  // Your region is a namespace of its own: the code after it calls only what the `using` line names.
+// ---- your change: begin (the layout, field_offset, and the kernel) ----
+// Array of structs, the book's Coefficients_AOS: the 8 fields of pixel i side by side, 32 bytes
+// per pixel.
+__device__ long long field_offset(int field, long long i, long long n) {
+    (void)n;  // this layout does not depend on the number of pixels
+    return i * FIELDS + field;
 }
-void download(std::vector<int>& finalVal, const Device& d) {
-    std::vector<Coefficients_AOS> tmp(finalVal.size());
-    CHECK(cudaMemcpy(tmp.data(), d.data, tmp.size() * sizeof(Coefficients_AOS), cudaMemcpyDeviceToHost));
-    for (size_t i = 0; i < tmp.size(); ++i) finalVal[i] = tmp[i].finalVal;
-}
-void release(Device& d) { CHECK(cudaFree(d.data)); }
 
-__global__ void complicatedCalculation(Device d, long long n) {
+__global__ void complicatedCalculation(int* data, long long n) {
     long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (i >= n) return;
-    Coefficients_AOS* data = d.data;
-    int grayscale = (data[i].r + data[i].g + data[i].b) / data[i].maxVal;
-    int hue_sat = data[i].hue * data[i].saturation / data[i].minVal;
-    data[i].finalVal = grayscale * hue_sat;
+    int grayscale = (data[field_offset(R, i, n)] + data[field_offset(G, i, n)] + data[field_offset(B, i, n)]) /
+                    data[field_offset(MAXVAL, i, n)];
+    int hue_sat = data[field_offset(HUE, i, n)] * data[field_offset(SATURATION, i, n)] / data[field_offset(MINVAL, i, n)];
+    data[field_offset(FINALVAL, i, n)] = grayscale * hue_sat;
 }
 // ---- your change: end ----
-
-REGION_GUARD_RUNTIME();  // Guard (common/guard.h): the build stops here if your region replaced what the code below calls.
+REGION_GUARD_RUNTIME();  // Guard (common/guard.h): the build stops here if your region declares a name that the code below calls.
 REGION_GUARD(final_value); REGION_GUARD(random_vector<int>); REGION_GUARD(bench_turns_ms); REGION_GUARD(gbps);
+}  // namespace yours
+using yours::field_offset; using yours::complicatedCalculation;
+
+// The layout as the program uses it: offset[f * n + i] = field_offset(f, i, n), evaluated once, before
+// any pixel exists, or -1 where it lies outside the buffer of `size` ints (an int holds every offset
+// inside it: size <= FIELDS * 2^26 + FIELDS * 32 < 2^31).
+__global__ void offsets_table(int* offset, long long n, long long size) {
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    for (int f = 0; f < FIELDS; ++f) {
+        long long o = field_offset(f, i, n);
+        offset[f * n + i] = o >= 0 && o < size ? (int)o : -1;
+    }
+}
+
+// What is wrong with the table, or "": every offset inside the buffer, no two equal (a byte per int
+// of the buffer marks the ints already taken).
+std::string layout_problem(const std::vector<int>& offset, long long n, long long size) {
+    static const char* const name[FIELDS] = {"R", "B", "G", "HUE", "SATURATION", "MAXVAL", "MINVAL", "FINALVAL"};
+    auto at = [&](long long k) { return std::string("(") + name[k / n] + ", " + std::to_string(k % n) + ")"; };
+    std::vector<unsigned char> taken(size, 0);
+    for (long long k = 0; k < FIELDS * n; ++k) {
+        int o = offset[k];
+        if (o < 0 || o >= size)
+            return "field_offset" + at(k) + " lies outside the buffer of " + std::to_string(size) + " ints";
+        if (taken[o]) {
+            long long first = std::find(offset.begin(), offset.begin() + k, o) - offset.begin();
+            return "field_offset" + at(first) + " and field_offset" + at(k) + " share int " + std::to_string(o);
+        }
+        taken[o] = 1;
+    }
+    return "";
+}
+
+// The ranges of the 7 inputs (R, B, G, HUE, SATURATION, MAXVAL, MINVAL): the integer formula stays
+// exact, never divides by 0 and is never negative.
+const int lowest[MINVAL + 1] = {0, 0, 0, 0, 0, 1, 1}, highest[MINVAL + 1] = {255, 255, 255, 359, 100, 255, 255};
+
+// Puts pixel i's inputs, input(i, v) (v[f] for f = R .. MINVAL), into the host image of the buffer
+// through the table, finalVal = -1 (a pixel the kernel skips cannot pass: the formula is never
+// negative), and the CPU's finalVal into ref[i].
+template <class Input>
+void place(int* buffer, const std::vector<int>& offset, long long n, std::vector<int>& ref, Input input) {
+    for (long long i = 0; i < n; ++i) {
+        int v[MINVAL + 1];
+        input(i, v);
+        for (int f = 0; f <= MINVAL; ++f) buffer[offset[f * n + i]] = v[f];
+        buffer[offset[FINALVAL * n + i]] = -1;
+        ref[i] = final_value(v[R], v[G], v[B], v[HUE], v[SATURATION], v[MAXVAL], v[MINVAL]);
+    }
+}
+
+// finalVal of every pixel from the host image of the buffer, through the table.
+void gather(std::vector<int>& got, const int* buffer, const std::vector<int>& offset, long long n) {
+    for (long long i = 0; i < n; ++i) got[i] = buffer[offset[FINALVAL * n + i]];
+}
+
+// The timed rounds' input: counter-based random bits, SplitMix64's finalizer (S. Vigna) of the run's
+// seed, the round and the pixel; each 64-bit value gives two fields (its halves, scaled into their
+// ranges). Nothing before a round can tell its input: the seed is drawn at run time (unless --seed
+// gives it).
+uint64_t mix64(uint64_t x) {
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+void round_input(uint64_t key, long long i, int* v) {
+    for (int f = 0; f <= MINVAL; f += 2) {
+        uint64_t bits = mix64(key + (uint64_t)(4 * i + f / 2) * 0x9e3779b97f4a7c15ull);
+        for (int h = 0; h < 2 && f + h <= MINVAL; ++h, bits >>= 32) {
+            uint64_t span = highest[f + h] - lowest[f + h] + 1;
+            v[f + h] = lowest[f + h] + (int)(((bits & 0xffffffffull) * span) >> 32);
+        }
+    }
+}
 
 int main(int argc, char** argv) {
     Args args(argc, argv, "Exercise: the Coefficients kernel; choose a device layout that coalesces.");
     long long n = args.integer("n", 8388607, 1, 1LL << 26, "pixels (8 ints each)");
     int reps = (int)args.integer("reps", 20, 1, 1000, "timed rounds (kernel and copy once per round; the shortest reported)");
+    long long seed = args.integer("seed", 0, 0, LLONG_MAX, "the timed rounds' input (0: a new one from std::random_device)");
     args.parse_or_exit();
+    if (seed == 0) {
+        std::random_device entropy;
+        seed = (long long)(((uint64_t)entropy() << 32 ^ entropy()) >> 1);
+        seed += seed == 0;
+    }
 
     DeviceInfo dev = select_device(args.device());
-    // Seeded inputs in ranges that keep the integer formula exact and free of division by 0.
-    Host h{n, random_vector<int>(n, 0, 255, 1), random_vector<int>(n, 0, 255, 2), random_vector<int>(n, 0, 255, 3),
-           random_vector<int>(n, 0, 359, 4), random_vector<int>(n, 0, 100, 5), random_vector<int>(n, 1, 255, 6),
-           random_vector<int>(n, 1, 255, 7)};
-    std::vector<int> ref(n), got(n);
-    for (long long i = 0; i < n; ++i)
-        ref[i] = final_value(h.r[i], h.g[i], h.b[i], h.hue[i], h.saturation[i], h.maxVal[i], h.minVal[i]);
-    size_t bytes = n * 8 * sizeof(int);  // 7 ints read + 1 written per pixel: the useful bytes
-    std::printf("n = %lld pixels, %.1f MB of useful data (%.1fx the L2)\n", n, bytes / 1e6,
-                (double)bytes / dev.prop.l2CacheSize);
+    const long long size = FIELDS * n + FIELDS * 32;  // the buffer, in ints
+    size_t bytes = n * 8 * sizeof(int);               // 7 ints read + 1 written per pixel: the useful bytes
+    std::printf("n = %lld pixels, %.1f MB of useful data (%.1fx the L2), a buffer of %lld ints\n", n, bytes / 1e6,
+                (double)bytes / dev.prop.l2CacheSize, size);
+    std::printf("seed = %lld (the timed rounds' input; --seed=%lld repeats it)\n", seed, seed);
 
-    Device d = upload(h);
+    // The layout, before any pixel exists: field_offset's table, checked on the host.
+    Verdict verdict;
+    std::vector<int> offset(FIELDS * n);
     const int block = 256;
     unsigned grid = (unsigned)((n + block - 1) / block);
-    auto launch = [&] { complicatedCalculation<<<grid, block>>>(d, n); };
-    download(got, d);  // before the kernel: finalVal is still -1 everywhere
-    long long early = std::count_if(got.begin(), got.end(), [](int v) { return v != -1; });
-    launch();
+    {
+        int* d_offset;
+        CHECK(cudaMalloc(&d_offset, offset.size() * sizeof(int)));
+        offsets_table<<<grid, block>>>(d_offset, n, size);
+        CHECK_LAUNCH();
+        CHECK(cudaMemcpy(offset.data(), d_offset, offset.size() * sizeof(int), cudaMemcpyDeviceToHost));
+        CHECK(cudaFree(d_offset));
+    }
+    std::string problem = layout_problem(offset, n, size);
+    if (!verdict.check(problem.empty(), problem.empty() ? "field_offset: one int of the buffer per field and pixel"
+                                                        : problem))
+        return verdict.finish();
+
+    // The buffer on the device, and two host images of it in pinned memory: what goes up (the padding,
+    // the ints no field uses, stays 0) and what comes back.
+    int *d_data, *up, *down;
+    CHECK(cudaMalloc(&d_data, size * sizeof(int)));
+    CHECK(cudaMallocHost(&up, size * sizeof(int)));
+    CHECK(cudaMallocHost(&down, size * sizeof(int)));
+    std::fill(up, up + size, 0);
+    std::vector<int> ref(n), got(n);
+    auto launch = [&] { complicatedCalculation<<<grid, block>>>(d_data, n); };
+
+    // The first launch: seeded input (the same every run), checked pixel by pixel.
+    {
+        std::vector<int> in[MINVAL + 1];
+        for (int f = 0; f <= MINVAL; ++f) in[f] = random_vector<int>(n, lowest[f], highest[f], f + 1);
+        place(up, offset, n, ref, [&](long long i, int* v) {
+            for (int f = 0; f <= MINVAL; ++f) v[f] = in[f][i];
+        });
+    }
+    CHECK(cudaMemcpy(d_data, up, size * sizeof(int), cudaMemcpyHostToDevice));
+    complicatedCalculation<<<grid, block>>>(d_data, n);
     CHECK_LAUNCH();
-    download(got, d);
-    Verdict verdict;
-    verdict.exact("finalVal vs CPU", ref.data(), got.data(), n);
+    CHECK(cudaMemcpy(down, d_data, size * sizeof(int), cudaMemcpyDeviceToHost));
+    gather(got, down, offset, n);
+    verdict.exact("finalVal vs CPU (seeded input)", ref.data(), got.data(), n);
 
     // The kernel and a cudaMemcpy D2D of `bytes` (which reads and writes them: counted both ways),
-    // timed in turns, `reps` rounds: the shortest time of each (bench_turns_ms). Every round, warm-ups
-    // included, starts from a fresh upload of the pixels rotated by a further 7919 places (new input
-    // at every address); right after the upload finalVal must be -1 everywhere, after the round it
-    // must be the formula's.
+    // timed in turns, `reps` rounds: the shortest time of each (bench_turns_ms). Before every round,
+    // warm-ups included, the previous round's finalVal is checked, then the round's new input (from
+    // the seed and the round) goes up with finalVal = -1. Outside the timed intervals, a round costs
+    // the host two passes over the pixels (place, gather: at n = 8388607 0.1 to 0.25 s together on a
+    // shared 2-core build machine) and two copies of the 268 MB buffer.
     int round = 0;
     long long wrong_rounds = 0;
-    const long long step = 7919 % n;
+    auto check_round = [&] {
+        CHECK(cudaMemcpy(down, d_data, size * sizeof(int), cudaMemcpyDeviceToHost));
+        gather(got, down, offset, n);
+        wrong_rounds += !std::equal(ref.begin(), ref.end(), got.begin());
+    };
     auto next_round = [&] {
-        if (round > 0) {
-            download(got, d);
-            wrong_rounds += !std::equal(ref.begin(), ref.end(), got.begin());
-        }
-        release(d);
-        for (std::vector<int>* v : {&h.r, &h.b, &h.g, &h.hue, &h.saturation, &h.maxVal, &h.minVal, &ref})
-            std::rotate(v->begin(), v->begin() + step, v->end());
-        d = upload(h);
-        download(got, d);
-        early += std::count_if(got.begin(), got.end(), [](int v) { return v != -1; });
+        if (round > 0) check_round();
+        uint64_t key = mix64((uint64_t)seed + (uint64_t)round * 0xd1b54a32d192ed03ull);
+        place(up, offset, n, ref, [&](long long i, int* v) { round_input(key, i, v); });
+        CHECK(cudaMemcpy(d_data, up, size * sizeof(int), cudaMemcpyHostToDevice));
         ++round;
     };
     D2DCopy copy(bytes);
     std::vector<double> t = bench_turns_ms({launch, [&] { copy(); }}, reps, next_round);
-    download(got, d);
-    wrong_rounds += !std::equal(ref.begin(), ref.end(), got.begin());
-    verdict.check(early == 0, "finalVal is -1 after every upload, before the kernel (" + std::to_string(early) +
-                                  " values were not)");
+    check_round();
     verdict.check(wrong_rounds == 0, "finalVal vs CPU in all " + std::to_string(round) +
                                          " timed rounds (new input each): " + std::to_string(wrong_rounds) + " wrong");
     double ms = t[0], kernel_gbps = gbps((double)bytes, ms), d2d = copy.gbps(t[1]);
     std::printf("kernel %.1f us, %.1f GB/s of useful bytes; cudaMemcpy D2D %.1f GB/s\n", ms * 1e3, kernel_gbps, d2d);
     std::printf("ratio vs D2D: %.2f (target: 0.75 of this GPU's cudaMemcpy D2D GB/s, set on an H100)\n", kernel_gbps / d2d);
-    release(d);
+    CHECK(cudaFree(d_data));
+    CHECK(cudaFreeHost(up));
+    CHECK(cudaFreeHost(down));
     return verdict.finish();
 }

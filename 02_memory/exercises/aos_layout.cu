@@ -61,7 +61,7 @@ __global__ void complicatedCalculation(int* data, long long n) {
     data[field_offset(FINALVAL, i, n)] = grayscale * hue_sat;
 }
 // ---- your change: end ----
-REGION_GUARD_RUNTIME();  // Guard (common/guard.h): the build stops here if your region declares a name that the code below calls.
+REGION_GUARD_RUNTIME();  // Guard (common/guard.h): the build stops here if your region declares a name the code below calls.
 REGION_GUARD(final_value); REGION_GUARD(random_vector<int>); REGION_GUARD(bench_turns_ms); REGION_GUARD(gbps);
 }  // namespace yours
 using yours::field_offset; using yours::complicatedCalculation;

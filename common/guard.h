@@ -23,9 +23,9 @@ template <auto A>
 inline constexpr bool lab_same_entity<A, A> = true;
 
 #define REGION_GUARD(fn_) \
-    static_assert(::lab_same_entity<&fn_, &::fn_>, "the region redefines, overloads or hides " #fn_)
+    static_assert(::lab_same_entity<&fn_, &::fn_>, "the region declares " #fn_ ", a name the code after it calls")
 #define REGION_GUARD_TYPE(type_) \
-    static_assert(::std::is_same<type_, ::type_>::value, "the region redefines or hides " #type_)
+    static_assert(::std::is_same<type_, ::type_>::value, "the region declares " #type_ ", a name the code after it calls")
 
 // The runtime's functions that the programs' checks and timings call after a region and that a guard
 // can name (each one function, not overloaded, in the cuda_runtime.h of CUDA 12.2 to 13.5). The ones

@@ -1192,8 +1192,9 @@ def tampering(ex, src_file, published_file):
     if clash:
         what = ", ".join(f"`{n}`" for n in clash[:5])
         return (f"{ex.source}: your region declares {what}, a name that the library (common/), the CUDA "
-                f"runtime or the program outside your region uses: a definition or overload there could "
-                f"replace what the check or the timing calls. Rename it (or, for an operator, write a function)")
+                f"runtime or the program outside your region uses. Inside your region's namespace or function "
+                f"it would not replace theirs (the code after your region calls the library's and the "
+                f"program's own), so it only misleads: rename it (or, for an operator, write a function)")
     a, b = outside_region(mine, *f), outside_region(theirs, *g)
     for k in range(max(len(a), len(b))):
         if k < len(a) and k < len(b) and a[k][1] == b[k][1]:
@@ -1260,8 +1261,10 @@ def guard_stop(first, lines, folder):
     said = [l for l in lines if l.strip().startswith(at)]
     named = [n for n in guarded if any(re.search(r"\b" + n + r"\b", l[len(at):]) for l in said)] or guarded
     words = first.strip()[len(at):].lstrip(": ").strip()
-    return (f"the guard at line {m.group(2) or m.group(3)} stopped the build: your region redefines, overloads or "
-            f"hides {', '.join(f'`{n}`' for n in named)}, which the code after it calls (the compiler: {words[:120]})")
+    return (f"the guard at line {m.group(2) or m.group(3)} stopped the build: your region declares "
+            f"{', '.join(f'`{n}`' for n in named)}, which the code after it calls; yours would not replace it "
+            f"(the code after your region calls the library's and the program's own): rename it (the compiler: "
+            f"{words[:120]})")
 
 
 def check_program(ex, binary):

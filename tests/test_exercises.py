@@ -38,6 +38,23 @@ def test_every_chapter_has_exercises(chapter):
     assert "predict" in kinds and "fix" in kinds, f"{chapter}: kinds {sorted(kinds)}"
 
 
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_readme_line_ranges_are_the_regions(chapter):
+    """A `lines A-B` that the chapter's exercises README writes in an exercise's section is that
+    exercise's region (exercises.txt `lines`): the regions move when the code around them does."""
+    readme = (ROOT / chapter / "exercises" / "README.md").read_text()
+    entries = {e.name: e for e in ex.load(ROOT / chapter)}
+    stale = []
+    for sec in re.split(r"(?m)^## ", readme)[1:]:
+        name = re.match(r"[A-Za-z_0-9]+", sec)
+        e = entries.get(name.group(0)) if name else None
+        if not e or not e.lines:
+            continue
+        stale += [f"{e.name}: lines {m.group(1)}-{m.group(2)}, the region is {e.lines}"
+                  for m in re.finditer(r"\blines (\d+)\s*-\s*(\d+)\b", sec) if f"{m.group(1)}-{m.group(2)}" != e.lines]
+    assert not stale, stale
+
+
 def test_every_kind_in_the_repository():
     assert {e.kind for _, e in ENTRIES} == set(ex.KINDS)
 

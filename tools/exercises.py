@@ -27,7 +27,7 @@ What the region may name (region_names): an allowlist. Every name in it must be 
 uses, or one the region declares itself; none of DENIED_NAMES (what ends the process, starts
 another, jumps, prints, or writes to a file or a descriptor, and the library's functions that print
 a verdict or exit), no reserved name (leading underscore, __builtin_*) that is not CUDA's, no
-extern, asm, goto or attribute other than the standard ones, no `return` in a region inside main,
+extern, asm, goto or attribute other than the standard ones, no throw in a region inside main,
 no host variable at namespace scope (namespace_variables: its initializer or constructor runs
 before main; a const arithmetic one whose initializer calls nothing is accepted), and none of the
 spellings that make the text read differently from what the compiler compiles (raw strings, digit
@@ -37,9 +37,13 @@ Where the region is compiled (every exercise file, outside its markers): at name
 region is a namespace of its own, `namespace yours { ... }`, and the code after it calls only the
 names that the line `using yours::NAME;` after it lists (the kernel, the functions the exercise
 asks for); inside main it is the body of a lambda, `auto your_region = [=, &d]() { ... };
-your_region();`, in which main's variables are copies it cannot change except those the capture
-list names. The region cannot close either early (unbalanced brackets are refused, and so is every
-preprocessor line). So whatever the region declares, in whatever form, is a name of its own that
+your_region();`, which sees copies of main's variables (const: what it does to them, const_cast
+included, changes the copies) except those the capture list names; a return leaves only it. The
+functions that the using line names keep their published types (REGION_SIGNATURE, common/guard.h):
+no parameter added - a default argument would be host code of the region's that runs at every
+launch - none changed to a type with a constructor of the region's, no overload. The region cannot
+close either early (its brackets must pair up inside it), nor hold a preprocessor directive other
+than #pragma unroll on a line of its own (after a comment too). So whatever the region declares, in whatever form, is a name of its own that
 the code after it does not call - an overload of bench_turns_ms, a local cudaMemcpy, a second
 definition of a library function (in the namespace its symbol is yours::..., and extern is
 refused) - and an explicit specialization of a library template does not compile there (C++ allows
@@ -533,8 +537,8 @@ def region_names(region_text, program_text, local, balance=None):
     (common/) uses, or one the region declares itself - and none of DENIED_NAMES, nor a reserved name
     (leading underscore) that is not CUDA's. Also refused: raw strings, digit separators and backslash
     line joins (they make the text read differently from what the compiler compiles), unbalanced
-    brackets, attributes other than the standard ones, and, inside main, return (main would end before
-    the check)."""
+    brackets, attributes other than the standard ones, and, inside main, throw (it would end the
+    program before the check)."""
     for n, line in enumerate(region_text.splitlines()):
         if line.rstrip().endswith("\\"):
             return "a line ending with a backslash (the compiler joins it to the next: write it on one line)"
@@ -705,11 +709,7 @@ def region_names(region_text, program_text, local, balance=None):
             continue
         if t in ("asm", "__asm", "__asm__", "extern", "goto", "__attribute__", "__declspec", "export", "register"):
             return f"`{t}`"
-        if local and t in ("struct", "class", "union") and not (i >= 1 and tokens[i - 1] == "enum") and not (
-                i + 2 < len(tokens) and word(tokens[i + 1]) and tokens[i + 2] not in ("{", ":", "final")):
-            return (f"`{t}` inside main: a class defined there can hide a function that the code after your region "
-                    f"calls behind an object of that name (define it before main, or do without)")
-        if local and t in ("return", "co_return", "throw") and not lambda_depth[i]:
+        if local and t in ("co_return", "throw") and not lambda_depth[i]:
             return f"`{t}` inside main (the program's check after your region must run)"
         if t in REGION_KEYWORDS:
             continue
@@ -877,6 +877,12 @@ def namespace_variables(region_text):
     tokens = re.findall(r"[A-Za-z_]\w*|::|->|[0-9][\w.]*|\S", code)
     seg, depth = [], 0
     word = lambda t: bool(_DECL_WORD.fullmatch(t))
+    # A static data member that is inline (C++17) is defined where its class is, and its initializer
+    # runs before main like a namespace variable's: refused unless constexpr.
+    for m in re.finditer(r"\b(?:static\s+inline|inline\s+static)\b([^;{}()]*?)(=|\{|;)", code):
+        if "constexpr" not in m.group(1) and not re.search(r"\(", code[m.end(1):m.end(1) + 1]):
+            names = [x for x in re.findall(r"[A-Za-z_]\w*", m.group(1)) if x not in KEYWORDS]
+            return names[-1] if names else "static inline"
     for t in tokens:
         if t == "{" and depth == 0 and seg[:1] == ["namespace"]:
             seg = []  # a namespace block: look into it
@@ -906,9 +912,14 @@ def namespace_variables(region_text):
             if "(" in s and "=" not in s:
                 k = s.index("(")
                 params = s[k + 1:k + 2]
-                if k > 0 and word(s[k - 1]) and "{...}" not in s and "[" not in s and (
+                # A call or a literal inside the parentheses makes them an initializer: int x(f());
+                called = any(word(a) and a not in KEYWORDS and b == "(" or re.fullmatch(r"[0-9][\w.]*", a)
+                             for a, b in zip(s[k + 1:], s[k + 2:]))
+                if k > 0 and word(s[k - 1]) and "{...}" not in s and "[" not in s and not called and (
                         not params or params[0] == ")" or word(params[0]) or params[0] == "..."):
                     continue  # a function's declaration
+                if called and k > 0 and word(s[k - 1]):
+                    return s[k - 1]
             names = [x for x in (s[:s.index("=")] if "=" in s else s) if word(x) and x not in KEYWORDS]
             return names[-1] if names else s[0]
         else:
@@ -1153,6 +1164,13 @@ def tampering(ex, src_file, published_file):
                 r"#\s*pragma\s+(unroll(\s+(\d+|[A-Za-z_]\w*))?|nounroll)\s*(//.*)?", mine[n].strip()):
             return (f"{ex.source} line {n + 1}, inside your region, is a preprocessor directive: only #pragma unroll "
                     f"is allowed there (a macro could rewrite the check that follows)")
+    # A directive after a comment (/**/ #pragma ...) is one too: every # of the code, comments and
+    # literals removed, must begin a #pragma unroll line.
+    for line in strip_code("\n".join(mine[f[0] + 1:f[1]])).splitlines():
+        if "#" in line and not re.fullmatch(r"\s*#\s*pragma\s+(unroll(\s+(\d+|[A-Za-z_]\w*))?|nounroll)\s*", line):
+            return (f"{ex.source}: your region has a preprocessor directive (`{line.strip()[:40]}`): only #pragma "
+                    f"unroll is allowed there, on a line of its own (a macro or a pragma could rewrite the check "
+                    f"that follows)")
     region_text = "\n".join(mine[f[0] + 1:f[1]])
     region = strip_code(region_text)
     local = in_function_body("\n".join(theirs[:g[0]]))

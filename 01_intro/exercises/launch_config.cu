@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
     CHECK(cudaMemcpy(d_b, b.data(), bytes, cudaMemcpyHostToDevice));
     CHECK(cudaMemset(d_c, 0xff, bytes));  // NaN everywhere: an element no thread wrote cannot pass
 
-    // Your region is a function: in it, main's variables are copies it cannot change, except out, which it sets.
+    // Your region is a function: it sees copies of main's variables, which stay as they are, except out.
     auto your_region = [=, &out]() {
     // ---- your change: begin ----
     // Two warps across a row and 32 rows per block: each block covers a 64 x 32 tile.

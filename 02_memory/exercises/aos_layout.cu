@@ -63,8 +63,10 @@ __global__ void complicatedCalculation(int* data, long long n) {
 // ---- your change: end ----
 REGION_GUARD_RUNTIME();  // Guard (common/guard.h): the build stops here if your region declares a name the code below calls.
 REGION_GUARD(final_value); REGION_GUARD(random_vector<int>); REGION_GUARD(bench_turns_ms); REGION_GUARD(gbps);
-}  // namespace yours
+}  // namespace yours: the program calls only these of your region, and with these types
 using yours::field_offset; using yours::complicatedCalculation;
+REGION_SIGNATURE(field_offset, long long (*)(int, long long, long long));
+REGION_SIGNATURE(complicatedCalculation, void (*)(int*, long long));
 
 // The layout as the program uses it: offset[f * n + i] = field_offset(f, i, n), evaluated once, before
 // any pixel exists, or -1 where it lies outside the buffer of `size` ints (an int holds every offset

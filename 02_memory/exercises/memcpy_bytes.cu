@@ -44,8 +44,11 @@ void download(std::vector<float>& h, const float* d) {
     CHECK(cudaMemcpy(h.data(), d, h.size() * sizeof(float), cudaMemcpyDeviceToHost));
 }
 // ---- your change: end ----
-}  // namespace yours
+}  // namespace yours: the program calls only these of your region, and with these types
 using yours::device_alloc; using yours::upload; using yours::download;
+REGION_SIGNATURE(device_alloc, float* (*)(const std::vector<float>&));
+REGION_SIGNATURE(upload, void (*)(float*, const std::vector<float>&));
+REGION_SIGNATURE(download, void (*)(std::vector<float>&, const float*));
 
 namespace yours {  // Guard (common/guard.h): the build stops here if your region declares a name the code below calls.
 REGION_GUARD_RUNTIME();

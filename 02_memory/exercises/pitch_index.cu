@@ -34,8 +34,9 @@ __global__ void scale_pitched(const float* in, size_t pitch, float* out, int wid
     }
 }
 // ---- your change: end ----
-}  // namespace yours
+}  // namespace yours: the program calls only these of your region, and with these types
 using yours::scale_pitched;
+REGION_SIGNATURE(scale_pitched, void (*)(const float*, size_t, float*, int, int, float));
 
 namespace yours {  // Guard (common/guard.h): the build stops here if your region declares a name the code below calls.
 REGION_GUARD_RUNTIME();

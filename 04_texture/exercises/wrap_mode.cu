@@ -12,6 +12,7 @@
 // Compile by hand (in workspace/): nvcc -std=c++17 -O3 -lineinfo -arch=native -Werror all-warnings -Xcompiler -Wall,-Wextra -I../../common -o wrap_mode wrap_mode.cu
 // Output: a few values, the check of all n and of the texture's addressing mode, PASSED.
 // Yours to change: only the lines between the two "your change" markers; make check refuses a file changed elsewhere.
+#include <algorithm>
 #include <cstring>
 #include <vector>
 #include "common.cuh"
@@ -41,8 +42,10 @@ cudaTextureObject_t make_texture(cudaArray_t arr) {
     return tex;
 }
 // ---- your change: end ----
-}  // namespace yours
+}  // namespace yours: the program calls only these of your region, and with these types
 using yours::circular_shift; using yours::make_texture;
+REGION_SIGNATURE(circular_shift, void (*)(float*, int, int, cudaTextureObject_t));
+REGION_SIGNATURE(make_texture, cudaTextureObject_t (*)(cudaArray_t));
 
 namespace yours {  // Guard (common/guard.h): the build stops here if your region declares a name the code below calls.
 REGION_GUARD_RUNTIME();
@@ -83,6 +86,28 @@ int main(int argc, char** argv) {
     cudaTextureDesc used;
     CHECK(cudaGetTextureObjectTextureDesc(&used, tex));
     verdict.check(used.addressMode[0] == cudaAddressModeWrap, "the texture wraps (addressMode[0] = cudaAddressModeWrap)");
+    // ... and the kernel leaves the wrapping to it: the same launch on a texture of the program's own
+    // that clamps must give the clamped samples, in[i + shift] limited to [0, n - 1] (a kernel that
+    // wrapped the coordinate itself would give the circular ones).
+    cudaResourceDesc res{};
+    res.resType = cudaResourceTypeArray;
+    res.res.array.array = arr;
+    cudaTextureDesc td{};
+    td.addressMode[0] = cudaAddressModeClamp;
+    td.filterMode = cudaFilterModePoint;
+    td.readMode = cudaReadModeElementType;
+    td.normalizedCoords = 1;
+    cudaTextureObject_t clamped;
+    CHECK(cudaCreateTextureObject(&clamped, &res, &td, nullptr));
+    std::vector<float> ref_clamped(n);
+    for (int i = 0; i < n; ++i) ref_clamped[i] = in[std::min(std::max((long long)i + shift, 0LL), (long long)n - 1)];
+    CHECK(cudaMemset(d_out, 0xff, n * sizeof(float)));
+    circular_shift<<<(n + 255) / 256, 256>>>(d_out, n, shift, clamped);
+    CHECK_LAUNCH();
+    CHECK(cudaMemcpy(out.data(), d_out, n * sizeof(float), cudaMemcpyDeviceToHost));
+    verdict.exact("circular_shift on a clamping texture clamps (the kernel does not wrap)", ref_clamped.data(),
+                  out.data(), n);
+    CHECK(cudaDestroyTextureObject(clamped));
 
     CHECK(cudaDestroyTextureObject(tex));
     CHECK(cudaFreeArray(arr));

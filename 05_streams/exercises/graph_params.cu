@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
     cudaGraphExec_t exec = nullptr;
     int instantiations = 0;
     size_t nodes = 0;
-    // Your region is a function: in it, main's variables are copies it cannot change, except exec, instantiations and nodes, which it sets.
+    // Your region is a function: it sees copies of main's variables, which stay as they are, except exec, instantiations and nodes.
     auto your_region = [=, &exec, &instantiations, &nodes]() {
     // ---- your change: begin ----
     for (int i = 0; i < steps; ++i) {

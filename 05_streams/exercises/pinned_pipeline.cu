@@ -51,7 +51,7 @@ namespace yours {  // Your region is a namespace of its own: the code after it c
 uint32_t* host_alloc(size_t n) { return new uint32_t[n]; }
 void host_free(uint32_t* p) { delete[] p; }
 
-void issue_pipeline(const Pipeline& p) {
+void issue_pipeline(Pipeline p) {  // a copy: main's Pipeline stays as it is
     for (int c = 0; c < p.chunks; ++c) {
         cudaStream_t s = p.streams[c % p.streams.size()];
         size_t off = (size_t)c * p.chunk, len = std::min(p.chunk, p.n - off);
@@ -62,8 +62,11 @@ void issue_pipeline(const Pipeline& p) {
     }
 }
 // ---- your change: end ----
-}  // namespace yours
+}  // namespace yours: the program calls only these of your region, and with these types
 using yours::host_alloc; using yours::host_free; using yours::issue_pipeline;
+REGION_SIGNATURE(host_alloc, uint32_t* (*)(size_t));
+REGION_SIGNATURE(host_free, void (*)(uint32_t*));
+REGION_SIGNATURE(issue_pipeline, void (*)(Pipeline));
 
 namespace yours {  // Guard (common/guard.h): the build stops here if your region declares a name the code below calls.
 REGION_GUARD_RUNTIME();

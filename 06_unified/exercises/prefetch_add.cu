@@ -31,8 +31,9 @@ void prepare(float* x, float* y, size_t bytes, int device) {
     (void)x, (void)y, (void)bytes, (void)device;  // nothing yet: the pages stay where the CPU wrote them
 }
 // ---- your change: end ----
-}  // namespace yours
+}  // namespace yours: the program calls only these of your region, and with these types
 using yours::prepare;
+REGION_SIGNATURE(prepare, void (*)(float*, float*, size_t, int));
 
 namespace yours {  // Guard (common/guard.h): the build stops here if your region declares a name the code below calls.
 REGION_GUARD_RUNTIME();

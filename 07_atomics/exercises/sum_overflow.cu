@@ -41,8 +41,9 @@ __global__ void sum_gpu(const int* __restrict__ in, int n, unsigned long long* t
     if (threadIdx.x == 0) atomicAdd(total, (unsigned long long)s[0]);
 }
 // ---- your change: end ----
-}  // namespace yours
+}  // namespace yours: the program calls only these of your region, and with these types
 using yours::sum_gpu;
+REGION_SIGNATURE(sum_gpu, void (*)(const int*, int, unsigned long long*));
 
 namespace yours {  // Guard (common/guard.h): the build stops here if your region declares a name the code below calls.
 REGION_GUARD_RUNTIME();

@@ -42,8 +42,9 @@ __global__ void block_sums(const int* in, long long* sums, long long n) {
     if (t == 0) sums[blockIdx.x] = s[0];
 }
 // ---- your change: end ----
-}  // namespace yours
+}  // namespace yours: the program calls only these of your region, and with these types
 using yours::block_sums;
+REGION_SIGNATURE(block_sums, void (*)(const int*, long long*, long long));
 
 namespace yours {  // Guard (common/guard.h): the build stops here if your region declares a name the code below calls.
 REGION_GUARD_RUNTIME();

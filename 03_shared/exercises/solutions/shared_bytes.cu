@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
     reverse_segments_cpu(h.data(), ref.data(), n, block);
 
     int* d = nullptr;  // the device copy of h: allocated and filled in your region
-    // Your region is a function: in it, main's variables are copies it cannot change, except d, which it sets.
+    // Your region is a function: it sees copies of main's variables, which stay as they are, except d.
     auto your_region = [=, &d]() {
     // ---- your change: begin ----
     CHECK(cudaMalloc(&d, n * sizeof(int)));

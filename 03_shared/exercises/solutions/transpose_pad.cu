@@ -41,8 +41,9 @@ __global__ void transpose_tile(const float* in, float* out, int rows, int cols) 
         if (x < rows && y + j < cols) out[(size_t)(y + j) * rows + x] = tile[threadIdx.y + j][threadIdx.x];
 // ---- your change: end ----
 }
-}  // namespace yours
+}  // namespace yours: the program calls only these of your region, and with these types
 using yours::transpose_tile;
+REGION_SIGNATURE(transpose_tile, void (*)(const float*, float*, int, int));
 
 // Transposes a rows x cols matrix of seeded random floats on the GPU and compares it with the CPU.
 void check_shape(int rows, int cols, Verdict& verdict) {

@@ -33,8 +33,9 @@ __global__ void invert(cudaSurfaceObject_t in, cudaSurfaceObject_t out, int widt
     surf2Dwrite(p, out, x * 4, y);
 }
 // ---- your change: end ----
-}  // namespace yours
+}  // namespace yours: the program calls only these of your region, and with these types
 using yours::invert;
+REGION_SIGNATURE(invert, void (*)(cudaSurfaceObject_t, cudaSurfaceObject_t, int, int));
 
 cudaSurfaceObject_t make_surface(cudaArray_t arr) {
     cudaResourceDesc res{};

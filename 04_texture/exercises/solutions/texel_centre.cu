@@ -48,8 +48,9 @@ __global__ void upscale(unsigned char* out, int out_w, int out_h, float inv, cud
     out[(size_t)y * out_w + x] = (unsigned char)(v * 255.f + 0.5f);
 }
 // ---- your change: end ----
-}  // namespace yours
+}  // namespace yours: the program calls only these of your region, and with these types
 using yours::upscale;
+REGION_SIGNATURE(upscale, void (*)(unsigned char*, int, int, float, cudaTextureObject_t));
 
 namespace yours {  // Guard (common/guard.h): the build stops here if your region declares a name the code below calls.
 REGION_GUARD_RUNTIME();

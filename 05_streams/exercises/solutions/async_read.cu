@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
     CHECK(cudaEventCreate(&stop));
 
     Verdict verdict;
-    // Your region is a function: in it, main's variables are copies it cannot change.
+    // Your region is a function: it sees copies of main's variables, which stay as they are.
     auto your_region = [=]() {
     // ---- your change: begin ----
     CHECK(cudaEventRecord(start, s));

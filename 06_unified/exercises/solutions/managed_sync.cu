@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
     CHECK(cudaEventCreate(&stop));
     Verdict verdict;
     CHECK(cudaEventRecord(start));
-    // Your region is a function: in it, main's variables are copies it cannot change.
+    // Your region is a function: it sees copies of main's variables, which stay as they are.
     auto your_region = [=]() {
     // ---- your change: begin ----
     square_minus_one<<<32, 256>>>(x, y, n, work_ms * 1000000LL);

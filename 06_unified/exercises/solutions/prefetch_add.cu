@@ -37,8 +37,9 @@ void prepare(float* x, float* y, size_t bytes, int device) {
     CHECK(compat::mem_prefetch_async(y, bytes, gpu));
 }
 // ---- your change: end ----
-}  // namespace yours
+}  // namespace yours: the program calls only these of your region, and with these types
 using yours::prepare;
+REGION_SIGNATURE(prepare, void (*)(float*, float*, size_t, int));
 
 namespace yours {  // Guard (common/guard.h): the build stops here if your region declares a name the code below calls.
 REGION_GUARD_RUNTIME();

@@ -33,8 +33,9 @@ __global__ void count_above(const int* __restrict__ in, int n, int threshold, un
     if (i < n && in[i] > threshold) atomicAdd(count, 1u);  // the lanes' updates queue in L2: none is lost
 }
 // ---- your change: end ----
-}  // namespace yours
+}  // namespace yours: the program calls only these of your region, and with these types
 using yours::count_above;
+REGION_SIGNATURE(count_above, void (*)(const int*, int, int, unsigned*));
 
 namespace yours {  // Guard (common/guard.h): the build stops here if your region declares a name the code below calls.
 REGION_GUARD_RUNTIME();

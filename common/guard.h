@@ -30,10 +30,12 @@ inline constexpr bool lab_same_entity<A, A> = true;
 // REGION_SIGNATURE(work, void (*)(const uint32_t*, uint32_t*, long long, int)), after the `using` line:
 // the function the program calls keeps its published type - no parameter added (a default argument
 // is code of the region's that runs on the host at every call, `k<<<g, b>>>(x)` included), none
-// whose type has a constructor of the region's, and no overload (&work would be ambiguous).
-#define REGION_SIGNATURE(fn_, type_)                                         \
-    static_assert(::std::is_same<decltype(&fn_), type_>::value, #fn_ " must keep its published " \
-                  "signature: no parameter added or changed, no overload")
+// whose type has a constructor of the region's, and no overload (&work would be ambiguous); noexcept
+// may be added.
+#define REGION_SIGNATURE(fn_, type_)                                                                  \
+    static_assert(::std::is_same<decltype(&fn_), type_>::value ||                                       \
+                      ::std::is_same<decltype(&fn_), type_ noexcept>::value,                            \
+                  #fn_ " must keep its published signature: no parameter added or changed, no overload")
 
 // The runtime's functions that the programs' checks and timings call after a region and that a guard
 // can name (each one function, not overloaded, in the cuda_runtime.h of CUDA 12.2 to 13.5). The ones

@@ -29,7 +29,8 @@ another, jumps, prints, or writes to a file or a descriptor, and the library's f
 a verdict or exit), no reserved name (leading underscore, __builtin_*) that is not CUDA's, no
 extern, asm, goto or attribute other than the standard ones, no throw in a region inside main,
 no host variable at namespace scope (namespace_variables: its initializer or constructor runs
-before main; a const arithmetic one whose initializer calls nothing is accepted), and none of the
+before main; a const arithmetic one whose initializer calls nothing is accepted) and no host
+declaration without a body there (T name(...); can be such a variable), and none of the
 spellings that make the text read differently from what the compiler compiles (raw strings, digit
 separators, backslash line joins, unbalanced brackets).
 
@@ -43,7 +44,7 @@ functions that the using line names keep their published types (REGION_SIGNATURE
 no parameter added - a default argument would be host code of the region's that runs at every
 launch - none changed to a type with a constructor of the region's, no overload. The region cannot
 close either early (its brackets must pair up inside it), nor hold a preprocessor directive other
-than #pragma unroll on a line of its own (after a comment too). So whatever the region declares, in whatever form, is a name of its own that
+than #pragma unroll, which must begin its line (a directive after a comment is refused too). So whatever the region declares, in whatever form, is a name of its own that
 the code after it does not call - an overload of bench_turns_ms, a local cudaMemcpy, a second
 definition of a library function (in the namespace its symbol is yours::..., and extern is
 refused) - and an explicit specialization of a library template does not compile there (C++ allows
@@ -803,6 +804,9 @@ def region_names(region_text, program_text, local, balance=None):
         return True
 
     program_globals = declared_names(program_text)
+    published = fence(program_text.splitlines())
+    if published:  # the exercise's own functions (field_offset, upload) are the region's to define, inline too
+        program_globals -= declared_names("\n".join(program_text.splitlines()[published[0] + 1:published[1]]))
 
     for i, t in enumerate(tokens):
         if t == "friend" and not device_only(declaration(i + 1, True)):
@@ -910,16 +914,12 @@ def namespace_variables(region_text):
             if constant_arithmetic(s):
                 continue  # const int PAD = 1: initialized before any code runs
             if "(" in s and "=" not in s:
+                # T name(...); without a body: a function's declaration, or a variable whose constructor
+                # runs before main (int x(f());, S s(FIELDS);, S s("go");) - the text alone cannot tell
+                # which without knowing every type, so neither is accepted.
                 k = s.index("(")
-                params = s[k + 1:k + 2]
-                # A call or a literal inside the parentheses makes them an initializer: int x(f());
-                called = any(word(a) and a not in KEYWORDS and b == "(" or re.fullmatch(r"[0-9][\w.]*", a)
-                             for a, b in zip(s[k + 1:], s[k + 2:]))
-                if k > 0 and word(s[k - 1]) and "{...}" not in s and "[" not in s and not called and (
-                        not params or params[0] == ")" or word(params[0]) or params[0] == "..."):
-                    continue  # a function's declaration
-                if called and k > 0 and word(s[k - 1]):
-                    return s[k - 1]
+                if k > 0 and word(s[k - 1]):
+                    return "(" + s[k - 1]
             names = [x for x in (s[:s.index("=")] if "=" in s else s) if word(x) and x not in KEYWORDS]
             return names[-1] if names else s[0]
         else:
@@ -1185,6 +1185,11 @@ def tampering(ex, src_file, published_file):
                 f"ends the process, jumps past the check, prints or writes elsewhere (the program's own check must "
                 f"have the last word)")
     variable = "" if local else namespace_variables(region_text)
+    if variable.startswith("("):
+        return (f"{ex.source}: your region declares `{variable[1:]}(...)` without a body at namespace scope: that is "
+                f"a function's declaration or a host variable whose constructor would run before main, and this "
+                f"check does not tell which. Write the function's definition there, with its body (or make the "
+                f"variable constexpr, __device__ or __constant__)")
     if variable:
         return (f"{ex.source}: your region defines `{variable}`, a host variable at namespace scope: its initializer "
                 f"or constructor would run before main. Make it constexpr, a __device__ or __constant__ variable, "

@@ -65,9 +65,11 @@ using yours::work;
 REGION_SIGNATURE(work, void (*)(const uint32_t*, uint32_t*, long long, int));
 
 // For the timed rounds: input that the host never sees (a hash of the element's index and the
-// round's key, written on the GPU), and a count of the elements where two outputs differ. The key is
-// drawn at run time (std::random_device): with fixed keys (1000, 1001, ...) a kernel could compute
-// the rounds' answers in an untimed launch and write them when it recognised a round (issue 35).
+// round's key, written on the GPU), and a count of the elements where two outputs differ. Each
+// round's key is drawn at run time (std::random_device), independently: with keys that follow from
+// one another (fixed 1000, 1001, ..., or key0 + r * c, which one round's input gives away: the hash is
+// invertible) a kernel could compute the later rounds' answers in an untimed launch and write them
+// when it recognised a round (issue 35).
 __host__ __device__ inline uint32_t hash_u32(uint32_t x) {  // lowbias32 (C. Wellons' hash-prospector)
     x ^= x >> 16;
     x *= 0x7feb352du;
@@ -138,7 +140,7 @@ int main(int argc, char** argv) {
     check(reference, d_ref_out, "work_reference vs CPU");
     int round = 0;
     unsigned long long wrong = 0;
-    const uint32_t key0 = std::random_device{}();
+    std::random_device entropy;
     auto compare_round = [&] {
         CHECK(cudaMemset(d_count, 0, sizeof(unsigned long long)));
         count_differences<<<grid, block>>>(d_ref_out, d_out, n, d_count);
@@ -149,7 +151,7 @@ int main(int argc, char** argv) {
     };
     auto next_round = [&] {
         if (round > 0) compare_round();
-        fill_round<<<grid, block>>>(d_in, n, key0 + 0x9e3779b9u * (uint32_t)round);
+        fill_round<<<grid, block>>>(d_in, n, entropy());
         CHECK_LAUNCH();
         CHECK(cudaMemcpy(d_ref_in, d_in, bytes, cudaMemcpyDeviceToDevice));
         CHECK(cudaMemset(d_out, 0xff, bytes));

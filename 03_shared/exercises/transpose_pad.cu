@@ -67,10 +67,11 @@ void check_shape(int rows, int cols, Verdict& verdict) {
 
 // For the timed rounds: a matrix that the host never sees, new each round (a hash of the element's
 // index and the round's key, written on the GPU), and a kernel that counts the elements of out that
-// are not the transpose of it (it recomputes the input from the hash: out alone is read). The key
-// is drawn at run time (std::random_device, 64 bits) and a value keeps 24 of the 64 mixed bits: a
-// kernel cannot tell the round's matrix from the round number (fixed seeds 5001, 5002, ... let a
-// kernel recognise them from in[0] and write out from the hash without reading in: issue 35).
+// are not the transpose of it (it recomputes the input from the hash: out alone is read). Each
+// round's key is drawn at run time (std::random_device, 64 bits), independently of the others, and a
+// value keeps 24 of the 64 mixed bits: a kernel cannot tell a round's matrix from anything it saw
+// before (fixed seeds 5001, 5002, ... let a kernel recognise them from in[0] and write out from the
+// hash without reading in: issue 35).
 __host__ __device__ inline float hashed_value(size_t i, unsigned long long key) {
     unsigned long long x = i * 0x9e3779b97f4a7c15ull + key;
     x ^= x >> 30;
@@ -133,16 +134,16 @@ int main(int argc, char** argv) {
     D2DCopy copy(bytes);
     int round = 0;
     std::random_device entropy;
-    const unsigned long long key0 = (unsigned long long)entropy() << 32 ^ entropy();
-    auto key = [&] { return key0 + (unsigned long long)round * 0xd1b54a32d192ed03ull; };
+    unsigned long long key = 0;  // the round's, drawn at run time for each round
     auto check_round = [&] {
-        count_wrong<<<1024, 256>>>(d_out, rows, cols, key(), d_wrong);
+        count_wrong<<<1024, 256>>>(d_out, rows, cols, key, d_wrong);
         CHECK_LAUNCH();
     };
     auto next_round = [&] {
         if (round > 0) check_round();
         ++round;
-        fill_round<<<1024, 256>>>(d_in, (size_t)rows * cols, key());
+        key = (unsigned long long)entropy() << 32 ^ entropy();
+        fill_round<<<1024, 256>>>(d_in, (size_t)rows * cols, key);
         CHECK_LAUNCH();
         CHECK(cudaMemset(d_out, 0xff, bytes));
     };

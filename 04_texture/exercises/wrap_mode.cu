@@ -52,6 +52,13 @@ REGION_GUARD_RUNTIME();
 REGION_GUARD(random_vector<float>);
 }  // namespace yours
 
+// The published sampling line as a kernel of the program's: it reads your texture (make_texture's)
+// at texel i + shift, so what wraps there is the texture, whatever your kernel does.
+__global__ void sample_shifted(float* out, int n, int shift, cudaTextureObject_t tex) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = tex1D<float>(tex, ((float)(i + shift) + 0.5f) / (float)n);
+}
+
 int main(int argc, char** argv) {
     Args args(argc, argv, "Exercise: circular shift of a periodic signal through a 1D texture; find the bug.");
     int n = (int)args.integer("n", 10007, 1, 65536, "texels in one period");
@@ -86,7 +93,13 @@ int main(int argc, char** argv) {
     cudaTextureDesc used;
     CHECK(cudaGetTextureObjectTextureDesc(&used, tex));
     verdict.check(used.addressMode[0] == cudaAddressModeWrap, "the texture wraps (addressMode[0] = cudaAddressModeWrap)");
-    // ... and the kernel leaves the wrapping to it: the same launch on a texture of the program's own
+    // It wraps when the program's own kernel reads it, too,
+    CHECK(cudaMemset(d_out, 0xff, n * sizeof(float)));
+    sample_shifted<<<(n + 255) / 256, 256>>>(d_out, n, shift, tex);
+    CHECK_LAUNCH();
+    CHECK(cudaMemcpy(out.data(), d_out, n * sizeof(float), cudaMemcpyDeviceToHost));
+    verdict.exact("your texture read by the program's kernel wraps", ref.data(), out.data(), n);
+    // and your kernel leaves the wrapping to it: the same launch on a texture of the program's own
     // that clamps must give the clamped samples, in[i + shift] limited to [0, n - 1] (a kernel that
     // wrapped the coordinate itself would give the circular ones).
     cudaResourceDesc res{};

@@ -116,9 +116,10 @@ int main(int argc, char** argv) {
     std::printf("%lld input bytes, %d blocks of %d threads; skewed input: %.0f%% of the bytes are %u\n", n, blocks,
                 BLOCK, 100 * skew, DOMINANT);
 
-    uint8_t* d_in;
+    uint8_t *d_in, *d_ref_in;  // the round's input, and the program's copy of it for the reference count
     unsigned *d_hist, *d_ref_hist;
     CHECK(cudaMalloc(&d_in, n));
+    CHECK(cudaMalloc(&d_ref_in, n));
     CHECK(cudaMalloc(&d_hist, BINS * sizeof(unsigned)));
     CHECK(cudaMalloc(&d_ref_hist, BINS * sizeof(unsigned)));
     D2DCopy copy((size_t)n);  // the baseline: cudaMemcpy D2D of the same n bytes (counts read + write)
@@ -141,16 +142,18 @@ int main(int argc, char** argv) {
         CHECK_LAUNCH();
         CHECK(cudaMemcpy(got, d_hist, sizeof got, cudaMemcpyDeviceToHost));
         verdict.exact(std::string(names[d]) + " histogram", ref, got, BINS);
-        // Every timed round, warm-ups included, counts new input (uniform, or as skewed as this one),
-        // and after it your counts are compared with the plain kernel's of the same input. The plain
-        // kernel runs after yours: no buffer holds the answer to the input while yours runs.
+        // Every timed round, warm-ups included, counts new input (uniform, or as skewed as this one,
+        // from a key drawn at run time for that round: no kernel can know it before the round), and
+        // after it your counts are compared with the plain kernel's of the same input, counted from
+        // the program's copy of it (your kernel gets d_in: what it writes there changes nothing) and
+        // after yours: no buffer holds the answer to the input while yours runs.
         int round = 0;
         long long wrong_rounds = 0;
-        const uint32_t key0 = std::random_device{}();  // drawn at run time: no kernel can know a round's input in advance
+        std::random_device entropy;
         auto compare_round = [&] {
             unsigned want[BINS];
             CHECK(cudaMemset(d_ref_hist, 0, BINS * sizeof(unsigned)));
-            histogram_global<<<blocks, BLOCK>>>(d_in, (size_t)n, d_ref_hist);
+            histogram_global<<<blocks, BLOCK>>>(d_ref_in, (size_t)n, d_ref_hist);
             CHECK_LAUNCH();
             CHECK(cudaMemcpy(got, d_hist, sizeof got, cudaMemcpyDeviceToHost));
             CHECK(cudaMemcpy(want, d_ref_hist, sizeof want, cudaMemcpyDeviceToHost));
@@ -158,9 +161,9 @@ int main(int argc, char** argv) {
         };
         auto next_round = [&] {
             if (round > 0) compare_round();
-            uint32_t seed = key0 + 7919u * (uint32_t)(d + 1) + 104729u * (uint32_t)round;
-            fill_round<<<blocks, BLOCK>>>(d_in, (size_t)n, seed, d == 0 ? 0u : threshold);
+            fill_round<<<blocks, BLOCK>>>(d_in, (size_t)n, entropy(), d == 0 ? 0u : threshold);
             CHECK_LAUNCH();
+            CHECK(cudaMemcpy(d_ref_in, d_in, n, cudaMemcpyDeviceToDevice));
             CHECK(cudaMemset(d_hist, 0xff, BINS * sizeof(unsigned)));
             ++round;
         };
@@ -177,6 +180,7 @@ int main(int argc, char** argv) {
     }
     std::printf("ratio vs copy: %.4f (input GB/s of the slower input / this GPU's D2D GB/s; make check wants >= 0.15, set on an H100)\n", worst);
     CHECK(cudaFree(d_in));
+    CHECK(cudaFree(d_ref_in));
     CHECK(cudaFree(d_hist));
     CHECK(cudaFree(d_ref_hist));
     return verdict.finish();

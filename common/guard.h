@@ -30,8 +30,8 @@ inline constexpr bool lab_same_entity<A, A> = true;
 // REGION_SIGNATURE(work, void (*)(const uint32_t*, uint32_t*, long long, int)), after the `using` line:
 // the function the program calls keeps its published type - no parameter added (a default argument
 // is code of the region's that runs on the host at every call, `k<<<g, b>>>(x)` included), none
-// whose type has a constructor of the region's, and no overload (&work would be ambiguous); noexcept
-// may be added.
+// whose type has a constructor of the region's, and no overload (&work would be ambiguous); a host
+// function may add noexcept (nvcc refuses it on a __global__ one).
 #define REGION_SIGNATURE(fn_, type_)                                                                  \
     static_assert(::std::is_same<decltype(&fn_), type_>::value ||                                       \
                       ::std::is_same<decltype(&fn_), type_ noexcept>::value,                            \

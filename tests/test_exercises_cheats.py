@@ -22,7 +22,7 @@ the run can catch it) unless it has a `scanner:` line; its run is skipped.
 
 tests/fixtures/solution_like/EXERCISE/NAME.cu: regions that do what the exercise asks in a way the
 checks of the text must not refuse (the review of issue 35 found correct regions refused); each is
-accepted by the fence and name checks. Also here: `make check` of a chapter in which one workspace
+accepted by the fence and name checks, and builds with the Makefile's flags without a warning. Also here: `make check` of a chapter in which one workspace
 file does not build grades the others."""
 import os
 import re
@@ -109,6 +109,35 @@ def test_solution_like_regions_pass_the_checks(path, tmp_path):
     work = tmp_path / entry.source
     work.write_text("\n".join(cheated_lines(path)) + "\n")
     assert ex.tampering(entry, work, ROOT / chapter / "exercises" / entry.source) == ""
+
+
+@pytest.fixture(scope="session")
+def built_solution_like(tmp_path_factory):
+    """Every solution-like region in a workspace folder of its own, built: {path: (folder, rc, log)}."""
+    base = tmp_path_factory.mktemp("solution_like")
+
+    def one(path):
+        chapter, entry = ENTRIES[path.parent.name]
+        folder = base / f"{path.parent.name}__{path.stem}"
+        folder.mkdir()
+        (folder / entry.source).write_text("\n".join(cheated_lines(path)) + "\n")
+        return path, (folder, *build(chapter, folder))
+
+    workers = int(os.environ.get("CHEAT_BUILD_JOBS", "2"))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return dict(pool.map(one, SOLUTION_LIKE))
+
+
+@pytest.mark.xdist_group("exercise-build")
+@pytest.mark.parametrize("path", SOLUTION_LIKE, ids=[f"{p.parent.name}/{p.stem}" for p in SOLUTION_LIKE])
+def test_solution_like_regions_build(built_solution_like, path):
+    """A correct region written another way builds with the Makefile's flags, without a warning: a build
+    check (a guard line, REGION_SIGNATURE, the region's const copies) that refused it would be a false
+    refusal no text check shows."""
+    folder, rc, log = built_solution_like[path]
+    assert rc == 0, log[-3000:]
+    warnings = [l for l in log.splitlines() if "warning" in l.lower() and not l.startswith("nvcc ")]
+    assert warnings == [], "\n".join(warnings[:20])
 
 
 def build(chapter, folder):

@@ -477,7 +477,12 @@ DENIED_NAMES = PROCESS_NAMES | {
     "select_device_built_for", "check_cuda", "host_out_of_memory", "host_oom_handler_installed", "load_image",
     "save_image", "write_csv", "print", "usage", "add_usage", "cuGetProcAddress", "cudaGetDriverEntryPoint",
     "cudaGetDriverEntryPointByVersion", "driver_entry", "cudaLaunchHostFunc", "cudaStreamAddCallback",
-    "cudaDeviceReset", "wprintf", "fwprintf", "vwprintf", "vfwprintf", "putwchar", "putwc", "fputwc", "fputws",
+    "cudaDeviceReset",
+    # launches the required launch checks cannot follow (common/cuda_compat.cuh's loaded-kernel route)
+    "launch_loaded", "load_kernel", "cudaGetKernel", "cudaGetFuncBySymbol", "cudaLaunchKernel",
+    "cudaLaunchKernelEx", "cudaLaunchKernelExC", "cudaLaunchCooperativeKernel", "cuLaunchKernel",
+    "cuLaunchKernelEx", "cuLaunchCooperativeKernel", "cuModuleGetFunction", "cuLibraryGetKernel",
+    "cudaLibraryGetKernel", "wprintf", "fwprintf", "vwprintf", "vfwprintf", "putwchar", "putwc", "fputwc", "fputws",
     "basic_ofstream", "basic_fstream", "basic_filebuf", "wofstream", "wfstream", "ostream_iterator",
     "ostreambuf_iterator", "bsd_signal", "sysv_signal", "sigset", "timer_create", "thrd_create", "sleep"}
 # Standard-library names a region may use after std:: (what these exercises' kernels and host code need).
@@ -883,10 +888,12 @@ def namespace_variables(region_text):
     word = lambda t: bool(_DECL_WORD.fullmatch(t))
     # A static data member that is inline (C++17) is defined where its class is, and its initializer
     # runs before main like a namespace variable's: refused unless constexpr.
-    for m in re.finditer(r"\b(?:static\s+inline|inline\s+static)\b([^;{}()]*?)(=|\{|;)", code):
-        if "constexpr" not in m.group(1) and not re.search(r"\(", code[m.end(1):m.end(1) + 1]):
+    for m in re.finditer(r"\binline\b([^;{}()=]*?)(=|\{|;)", code):
+        before = code[max(0, code.rfind(";", 0, m.start()), code.rfind("{", 0, m.start()),
+                          code.rfind("}", 0, m.start())):m.start()]
+        if "constexpr" not in m.group(1) + before and "namespace" not in m.group(1):
             names = [x for x in re.findall(r"[A-Za-z_]\w*", m.group(1)) if x not in KEYWORDS]
-            return names[-1] if names else "static inline"
+            return names[-1] if names else "inline"
     for t in tokens:
         if t == "{" and depth == 0 and seg[:1] == ["namespace"]:
             seg = []  # a namespace block: look into it
@@ -899,15 +906,19 @@ def namespace_variables(region_text):
             else:
                 depth -= 1
                 if depth == 0 and seg[:1] not in (["struct"], ["class"], ["union"], ["enum"], ["template"], ["typedef"]) \
-                        and "=" not in seg and "(" in seg:
-                    seg = []  # a function body ends the definition
+                        and "=" not in seg and "(" in seg and len(seg) >= 2 and (
+                            seg[-2] in (")", "const", "noexcept", "override", "final", "mutable", "{...}")
+                            or "->" in seg[max(k for k, x in enumerate(seg) if x == ")"):]):
+                    seg = []  # a function body ends the definition (a brace after `,` is an initializer)
         elif depth:
             pass
         elif t == ";":
             s, seg = seg, []
             if not s or s[0] in ("using", "typedef", "template", "static_assert", "namespace", "friend"):
                 continue
-            if {"constexpr", "__device__", "__constant__", "__managed__"} & set(s):
+            # the specifiers: the tokens before the first initializer or parameter list
+            head = s[:min([s.index(x) for x in ("=", "(", "{...}") if x in s] or [len(s)])]
+            if {"constexpr", "__device__", "__constant__", "__managed__", "__global__"} & set(head):
                 continue
             if s[0] in ("struct", "class", "union", "enum") and (s[-1] == "{...}" or len(s) <= 3):
                 continue  # a type (a declarator after its body is a variable)
@@ -958,8 +969,9 @@ def constant_arithmetic(s):
             return False
         init = d[2:]
         for j, t in enumerate(init):
-            if _DECL_WORD.fullmatch(t) and j + 1 < len(init) and init[j + 1] == "(" and t not in ("sizeof", "alignof"):
-                return False  # a call: code that would run before main
+            if (_DECL_WORD.fullmatch(t) or t == ")") and j + 1 < len(init) and init[j + 1] == "(" and \
+                    t not in ("sizeof", "alignof"):
+                return False  # a call, f(...) or (f)(...): code that would run before main
             if not (_DECL_WORD.fullmatch(t) or re.fullmatch(r"[0-9][\w.]*", t) or t in "+-*/%()<>=!&|^~?:"):
                 return False
     return True

@@ -15,14 +15,15 @@
 //         and it stops). From then on it places the inputs and reads finalVal only through that
 //         table; of your code only the kernel runs again. Every launch, the timed ones included,
 //         gets new input and finalVal = -1 in every pixel, and is checked against the CPU after it
-//         (the timed rounds' input comes from the run's seed: `--seed=N` repeats a run).
+//         (each timed round's input comes from a key drawn at run time for it; `--seed=N` derives
+//         the keys from N instead, to repeat a run).
 // Build and check, from 02_memory: make exercises (builds workspace/aos_layout.cu), then
 //         make check (says `solved` or `not yet` with a hint). By hand:
 //           cd workspace && ./aos_layout --n=8388607
 // Compile: nvcc -std=c++17 -O3 -lineinfo -arch=native -Werror all-warnings -Xcompiler -Wall,-Wextra -I../../common -o aos_layout aos_layout.cu
-// Output: the seed, the layout check, the checks (the first launch on seeded input, then every timed
-//         round, new input each), the kernel's time and GB/s, cudaMemcpy D2D's GB/s,
-//         `ratio vs D2D: X.XX`, PASSED.
+// Output: where the timed rounds' keys come from, the layout check, the checks (the first launch
+//         on seeded input, then every timed round, new input each), the kernel's time and GB/s,
+//         cudaMemcpy D2D's GB/s, `ratio vs D2D: X.XX`, PASSED.
 // Yours to change: only the lines between the two "your change" markers; make check refuses a file changed elsewhere.
 #include <algorithm>
 #include <climits>
@@ -127,9 +128,9 @@ void gather(std::vector<int>& got, const int* buffer, const std::vector<int>& of
 }
 
 // The timed rounds' input: counter-based random bits, SplitMix64's finalizer (S. Vigna) of the run's
-// seed, the round and the pixel; each 64-bit value gives two fields (its halves, scaled into their
-// ranges). Nothing before a round can tell its input: the seed is drawn at run time (unless --seed
-// gives it).
+// round's key and the pixel; each 64-bit value gives two fields (its halves, scaled into their
+// ranges). Nothing before a round can tell its input: each round's key is drawn at run time (unless
+// --seed=N gives them, mix64(N + round * c), to repeat a run).
 uint64_t mix64(uint64_t x) {
     x ^= x >> 30;
     x *= 0xbf58476d1ce4e5b9ull;
@@ -151,20 +152,20 @@ int main(int argc, char** argv) {
     Args args(argc, argv, "Exercise: the Coefficients kernel; choose a device layout that coalesces.");
     long long n = args.integer("n", 8388607, 1, 1LL << 26, "pixels (8 ints each)");
     int reps = (int)args.integer("reps", 20, 1, 1000, "timed rounds (kernel and copy once per round; the shortest reported)");
-    long long seed = args.integer("seed", 0, 0, LLONG_MAX, "the timed rounds' input (0: a new one from std::random_device)");
+    long long seed = args.integer("seed", 0, 0, LLONG_MAX,
+                                  "the timed rounds' keys derive from it (0: a new key per round from std::random_device)");
     args.parse_or_exit();
-    if (seed == 0) {
-        std::random_device entropy;
-        seed = (long long)(((uint64_t)entropy() << 32 ^ entropy()) >> 1);
-        seed += seed == 0;
-    }
+    std::random_device entropy;
 
     DeviceInfo dev = select_device(args.device());
     const long long size = FIELDS * n + FIELDS * 32;  // the buffer, in ints
     size_t bytes = n * 8 * sizeof(int);               // 7 ints read + 1 written per pixel: the useful bytes
     std::printf("n = %lld pixels, %.1f MB of useful data (%.1fx the L2), a buffer of %lld ints\n", n, bytes / 1e6,
                 (double)bytes / dev.prop.l2CacheSize, size);
-    std::printf("seed = %lld (the timed rounds' input; --seed=%lld repeats it)\n", seed, seed);
+    if (seed)
+        std::printf("seed = %lld: the timed rounds' keys derive from it (the same input as any run with it)\n", seed);
+    else
+        std::printf("timed rounds: a new key each from std::random_device (--seed=N derives them from N)\n");
 
     // The layout, before any pixel exists: field_offset's table, checked on the host.
     Verdict verdict;
@@ -212,7 +213,7 @@ int main(int argc, char** argv) {
     // The kernel and a cudaMemcpy D2D of `bytes` (which reads and writes them: counted both ways),
     // timed in turns, `reps` rounds: the shortest time of each (bench_turns_ms). Before every round,
     // warm-ups included, the previous round's finalVal is checked, then the round's new input (from
-    // the seed and the round) goes up with finalVal = -1. Outside the timed intervals, a round costs
+    // the round's key) goes up with finalVal = -1. Outside the timed intervals, a round costs
     // the host two passes over the pixels (place, gather: at n = 8388607 0.1 to 0.25 s together on a
     // shared 2-core build machine) and two copies of the 268 MB buffer.
     int round = 0;
@@ -224,7 +225,8 @@ int main(int argc, char** argv) {
     };
     auto next_round = [&] {
         if (round > 0) check_round();
-        uint64_t key = mix64((uint64_t)seed + (uint64_t)round * 0xd1b54a32d192ed03ull);
+        uint64_t key = seed ? mix64((uint64_t)seed + (uint64_t)round * 0xd1b54a32d192ed03ull)
+                            : (uint64_t)entropy() << 32 ^ entropy();
         place(up, offset, n, ref, [&](long long i, int* v) { round_input(key, i, v); });
         CHECK(cudaMemcpy(d_data, up, size * sizeof(int), cudaMemcpyHostToDevice));
         ++round;

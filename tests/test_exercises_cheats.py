@@ -8,7 +8,8 @@ NN_name/exercises/EXERCISE.cu. Its first three lines say what it is:
     // detected: words (comma-separated) that the `not yet` reason must contain
     // needs: none (the fence and name checks refuse it before anything runs) | build (the checks of
     //        the text let it through; a guard line after the region, common/guard.h, stops its build)
-    //        | gpu (only a run can)
+    //        | binary (it builds, and the check of the built program's static initialization refuses
+    //        it before it runs: code of the region before main) | gpu (only a run can)
 and, optionally, a fourth:
     // scanner: words that the fence and name checks' reason contains
 for a cheat that needs a run or a build and that the checks of the text now refuse as well: the test
@@ -73,7 +74,7 @@ def test_fixtures_well_formed():
         keys = parse(p)
         assert p.parent.name in ENTRIES, f"{p}: no exercise {p.parent.name}"
         assert ENTRIES[p.parent.name][1].kind in ("fix", "faster")
-        assert keys.get("cheat") and keys.get("detected") and keys.get("needs") in ("none", "build", "gpu"), \
+        assert keys.get("cheat") and keys.get("detected") and keys.get("needs") in ("none", "build", "binary", "gpu"), \
             f"{p}: {keys}"
     assert MUST_HAVE_CHEATS <= {p.parent.name for p in CHEATS}
     faster = {n for n, (_, e) in ENTRIES.items() if e.kind == "faster"}
@@ -168,6 +169,28 @@ def test_cheat_stopped_by_the_guard(path, tmp_path):
         status, reason = ex.check_program(entry, tmp_path / entry.program)
     else:
         status, reason = ex.grade(ROOT / chapter, entry, tmp_path, tmp_path)
+    assert status == "not yet", reason
+    for w in parse(path)["detected"].split(","):
+        assert w.strip() in reason, reason
+
+
+BINARY_CHEATS = [p for p in CHEATS if parse(p)["needs"] == "binary"]
+
+
+@pytest.mark.xdist_group("exercise-build")
+@pytest.mark.parametrize("path", BINARY_CHEATS, ids=[f"{p.parent.name}/{p.stem}" for p in BINARY_CHEATS])
+def test_cheat_refused_by_its_static_initialization(path, tmp_path):
+    """A region whose code would run before main in a form the text checks do not read (an object of
+    an elaborated class type, a declarator in parentheses...): it builds, and the check reads the
+    built program's static initialization (tools/exercises.py static_init_problem, objdump) and says
+    `not yet` before running anything - no GPU needed."""
+    if not ex.shutil.which("objdump"):
+        pytest.skip("objdump (binutils) is not installed: the check of the static initialization is skipped")
+    chapter, entry = ENTRIES[path.parent.name]
+    (tmp_path / entry.source).write_text("\n".join(cheated_lines(path)) + "\n")
+    rc, log = build(chapter, tmp_path)
+    assert rc == 0, log[-3000:]
+    status, reason = ex.grade(ROOT / chapter, entry, tmp_path, tmp_path)
     assert status == "not yet", reason
     for w in parse(path)["detected"].split(","):
         assert w.strip() in reason, reason

@@ -57,11 +57,16 @@ student who tried learns that it would not; region_names refuses what it reads a
 declaration too (replaced_names), with the forms a guard does not see (template <>, an inline or
 constexpr host function named like one of the library, friend).
 
+Code before main: besides the reading of the text (namespace_variables), check_program reads the
+built program's static initialization (static_init_problem: its _GLOBAL__sub_I_* functions, with
+objdump) and refuses one that calls anything but the library's own set-up (INIT_CALLS), loops, or
+refers to a name of namespace yours - whatever the spelling of the variable (`struct S s;`,
+`int (x){f()};`). Without objdump (binutils) that check is skipped.
+
 What the grader cannot rule out: the region is C++ compiled into the program's process and runs
 with all its rights. The checks of its text (region_names, namespace_variables) approximate C++'s
 grammar; code written to get past them - a write through an address computed at run time into the
-program's memory, a host variable whose initializer the scanner does not read as one (it would run
-before main) - is not detected. The run's own check limits what such code could show: one verdict
+program's memory - is not detected. The run's own check limits what such code could show: one verdict
 line (the last) and, for a faster exercise, one line with the figure. Reading a solved region
 stays the instructor's job.
 
@@ -114,6 +119,7 @@ import csv
 import functools
 import json
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -320,6 +326,12 @@ def angle_start(tokens, k):
     return k
 
 
+def without_class_alignment(text):
+    """The text with the alignment of a class dropped (struct __align__(32) Pixel {...}, struct alignas(16)
+    V {...}): the scanner reads the class's name after its key."""
+    return re.sub(r"\b(struct|class|union)\s+(?:__align__|alignas)\s*\([^()]*\)", r"\1", text)
+
+
 def declared_names(text, local=False):
     """The names that C++ text declares at namespace scope (namespace and extern "C" blocks are
     looked into): functions and function templates (overloads and specialisations included),
@@ -328,6 +340,7 @@ def declared_names(text, local=False):
     function's body (a region inside main): the names it declares at its own level (`dim3 block(64);`,
     `auto f = ...;`), which hide those of the library and the program in the code after it; a call
     or an assignment (`CHECK(...)`, `grid = ...`) declares nothing."""
+    text = without_class_alignment(text)
     names = set()
     tokens = TOKEN.findall(strip_code(text))
     opaque = 0          # braces entered that are a body (function, class, initializer)
@@ -545,6 +558,7 @@ def region_names(region_text, program_text, local, balance=None):
     line joins (they make the text read differently from what the compiler compiles), unbalanced
     brackets, attributes other than the standard ones, and, inside main, throw (it would end the
     program before the check)."""
+    region_text = without_class_alignment(region_text)
     for n, line in enumerate(region_text.splitlines()):
         if line.rstrip().endswith("\\"):
             return "a line ending with a backslash (the compiler joins it to the next: write it on one line)"
@@ -1206,6 +1220,12 @@ def tampering(ex, src_file, published_file):
         return (f"{ex.source}: your region defines `{variable}`, a host variable at namespace scope: its initializer "
                 f"or constructor would run before main. Make it constexpr, a __device__ or __constant__ variable, "
                 f"or a local variable of a function")
+    published_outside = strip_code("\n".join(theirs[:g[0]] + theirs[g[1] + 1:]))
+    misused = kernel_misuse(region, published_outside)
+    if misused:
+        return (f"{ex.source}: your region names the program's kernel `{misused}` other than to launch it "
+                f"({misused}<<<...>>>(...)) or to query its attributes or occupancy: through its address a launch "
+                f"could bypass the launch check (a graph's kernel node, cudaLaunchKernel)")
     used = [n for n in ex.forbidden if re.search(r"\b" + re.escape(n) + r"\b", region)]
     if used:
         return (f"{ex.source}: your region uses `{used[0]}`, which this exercise keeps to the program (its "
@@ -1239,6 +1259,32 @@ def tampering(ex, src_file, published_file):
         return (f"{ex.source} {mine_at}, outside the `your change` markers, is not the published exercise's "
                 f"{theirs_at}: only the lines between the markers are yours; restore the rest from "
                 f"exercises/{ex.source}")
+    return ""
+
+
+KERNEL_QUERIES = {"cudaFuncGetAttributes", "cudaFuncSetAttribute", "cudaFuncSetCacheConfig",
+                  "cudaOccupancyMaxPotentialBlockSize", "cudaOccupancyMaxPotentialBlockSizeVariableSMem",
+                  "cudaOccupancyMaxActiveBlocksPerMultiprocessor", "cudaOccupancyAvailableDynamicSMemPerBlock",
+                  "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags"}
+
+
+def kernel_misuse(region_code, program_code):
+    """A kernel of the program (a __global__ function declared outside the region) that the region names
+    other than in a launch, NAME<<<...>>>, or as an argument of an attribute or occupancy query: its
+    address would let a launch bypass the launch check (a graph's kernel node, cudaLaunchKernel), or ''."""
+    kernels = set(re.findall(r"__global__\s+[\w:<>\s]*?\b([A-Za-z_]\w*)\s*\(", program_code))
+    for k in sorted(kernels):
+        for m in re.finditer(r"\b" + re.escape(k) + r"\b", region_code):
+            if re.match(r"\s*<<<", region_code[m.end():]):
+                continue
+            depth, j = 0, m.start() - 1
+            while j >= 0 and not (region_code[j] == "(" and depth == 0):
+                depth += {")": 1, "(": -1}.get(region_code[j], 0)
+                j -= 1
+            call = re.search(r"([A-Za-z_]\w*)\s*$", region_code[:max(j, 0)]) if j >= 0 else None
+            if call and call.group(1) in KERNEL_QUERIES:
+                continue
+            return k
     return ""
 
 
@@ -1302,10 +1348,75 @@ def guard_stop(first, lines, folder):
             f"{words[:120]})")
 
 
+# What a program's static initialization may call: the library's inline variables (common/'s
+# out-of-memory handler) and what <iostream> registers in some toolchains. Anything else, a loop or a
+# symbol of namespace yours there is code of the region that would run before main.
+INIT_CALLS = {"_ZSt15set_new_handlerPFvvE", "_ZNSt8ios_base4InitC1Ev", "__cxa_atexit", "atexit"}
+
+
+def static_init_problem(binary):
+    """Why the built program's static initialization (its _GLOBAL__sub_I_* functions, which run before
+    main) holds code of the student's region, or '' - read from the machine code with objdump, so it
+    does not depend on how the region spelled a variable (issue 35: `struct Early started;`,
+    `int (x){f()};`, ...). '' too when objdump is not installed (the scanner's checks remain)."""
+    objdump = shutil.which("objdump")
+    if not objdump:
+        return ""
+    r = subprocess.run([objdump, "-d", "--no-show-raw-insn", str(binary)], capture_output=True, text=True)
+    if r.returncode != 0:
+        return ""
+    for block in re.split(r"\n(?=[0-9a-f]+ <)", r.stdout):
+        head = re.match(r"([0-9a-f]+) <(_GLOBAL__sub_I_[^>]*)>:", block)
+        if not head:
+            continue
+        name, insns = head.group(2), []
+        for line in block.splitlines()[1:]:
+            m = re.match(r"\s*([0-9a-f]+):\s+(\S+)\s*(.*)", line)
+            if m:
+                insns.append((int(m.group(1), 16), m.group(2), m.group(3)))
+        addrs = {a for a, _, _ in insns}
+        nxt, edges = {}, {}
+        for k, (a, op, args) in enumerate(insns):
+            ref = re.search(r"<([^>+]+)(\+0x[0-9a-f]+)?>", args)
+            sym = ref.group(1).replace("@plt", "") if ref else ""
+            if "5yours" in sym and sym != name:
+                return f"refers to `{sym}`, a variable or function of your region"
+            if op.startswith("call"):
+                if "*" in args or sym not in INIT_CALLS:
+                    return f"calls `{sym or args.strip()}`"
+            if op.startswith("j") and "*" in args:
+                return "jumps through a computed address"
+            succ = []
+            target = re.match(r"([0-9a-f]+) <", args)
+            if op.startswith("j") and target and int(target.group(1), 16) in addrs:
+                succ.append(int(target.group(1), 16))
+            if not (op.startswith("jmp") or op.startswith("ret")) and k + 1 < len(insns):
+                succ.append(insns[k + 1][0])
+            edges[a] = succ
+        state = {}  # a loop (a cycle in the flow between its instructions): code that repeats before main
+
+        def cycle(a):
+            state[a] = 1
+            for b in edges.get(a, []):
+                if state.get(b) == 1 or (b not in state and cycle(b)):
+                    return True
+            state[a] = 2
+            return False
+        if insns and cycle(insns[0][0]):
+            return f"loops (in {name})"
+    return ""
+
+
 def check_program(ex, binary):
     """'solved' / 'not yet' / 'skipped', and a reason."""
     if not binary.exists():
         return "not yet", f"{binary.name} did not build: {first_message(binary)}"
+    early = static_init_problem(binary)
+    if early:
+        return "not yet", (f"code of your region would run before main: {binary.name}'s static initialization "
+                           f"{early} - a host variable at namespace scope, or a class's static data member, whose "
+                           f"constructor or initializer is not a constant. Make it constexpr, or a local variable "
+                           f"of a function")
     best = None
     for attempt in range(3 if ex.kind == "faster" else 1):
         rc, out, err = run([str(binary), *ex.args], binary.parent, ex.timeout)

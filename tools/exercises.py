@@ -58,10 +58,17 @@ declaration too (replaced_names), with the forms a guard does not see (template 
 constexpr host function named like one of the library, friend).
 
 Code before main: besides the reading of the text (namespace_variables), check_program reads the
-built program's static initialization (static_init_problem: its _GLOBAL__sub_I_* functions, with
-objdump) and refuses one that calls anything but the library's own set-up (INIT_CALLS), loops, or
-refers to a name of namespace yours - whatever the spelling of the variable (`struct S s;`,
-`int (x){f()};`). Without objdump (binutils) that check is skipped.
+built program's static initialization (static_init_problem, with objdump: what its .init_array runs,
+the C and CUDA runtimes' own entries aside, followed into every function of the program it calls or
+jumps to) and refuses a call or tail jump to anything but the library's own set-up (INIT_CALLS), a
+loop, a computed jump, or a name of namespace yours - whatever the spelling of the variable
+(`struct S s;`, `int (x){f()};`) and whichever host compiler laid the code out. Straight-line code
+without calls is not refused (it can only compute). Without objdump (binutils) that check is
+skipped.
+
+A program's kernel may appear in a region only launched, NAME<<<...>>>, or as a whole argument of
+an attribute or occupancy query (kernel_misuse): its address would let a launch bypass the launch
+check (a graph's kernel node, cudaLaunchKernel).
 
 What the grader cannot rule out: the region is C++ compiled into the program's process and runs
 with all its rights. The checks of its text (region_names, namespace_variables) approximate C++'s
@@ -1265,14 +1272,16 @@ def tampering(ex, src_file, published_file):
 KERNEL_QUERIES = {"cudaFuncGetAttributes", "cudaFuncSetAttribute", "cudaFuncSetCacheConfig",
                   "cudaOccupancyMaxPotentialBlockSize", "cudaOccupancyMaxPotentialBlockSizeVariableSMem",
                   "cudaOccupancyMaxActiveBlocksPerMultiprocessor", "cudaOccupancyAvailableDynamicSMemPerBlock",
-                  "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags"}
+                  "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", "cudaOccupancyMaxPotentialBlockSizeWithFlags",
+                  "cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags", "cudaFuncGetName", "cudaFuncGetParamInfo"}
 
 
 def kernel_misuse(region_code, program_code):
     """A kernel of the program (a __global__ function declared outside the region) that the region names
     other than in a launch, NAME<<<...>>>, or as an argument of an attribute or occupancy query: its
     address would let a launch bypass the launch check (a graph's kernel node, cudaLaunchKernel), or ''."""
-    kernels = set(re.findall(r"__global__\s+[\w:<>\s]*?\b([A-Za-z_]\w*)\s*\(", program_code))
+    code = re.sub(r"__launch_bounds__\s*\([^()]*\)", " ", program_code)
+    kernels = set(re.findall(r"__global__\s+[\w:<>\s]*?\b([A-Za-z_]\w*)\s*\(", code))
     for k in sorted(kernels):
         for m in re.finditer(r"\b" + re.escape(k) + r"\b", region_code):
             if re.match(r"\s*<<<", region_code[m.end():]):
@@ -1282,8 +1291,9 @@ def kernel_misuse(region_code, program_code):
                 depth += {")": 1, "(": -1}.get(region_code[j], 0)
                 j -= 1
             call = re.search(r"([A-Za-z_]\w*)\s*$", region_code[:max(j, 0)]) if j >= 0 else None
-            if call and call.group(1) in KERNEL_QUERIES:
-                continue
+            whole = re.search(r"[(,]\s*&?\s*$", region_code[:m.start()]) and re.match(r"\s*[,)]", region_code[m.end():])
+            if call and call.group(1) in KERNEL_QUERIES and whole:
+                continue  # a whole argument of the query (fp = axpy_2d inside it would keep the address)
             return k
     return ""
 
@@ -1352,58 +1362,93 @@ def guard_stop(first, lines, folder):
 # out-of-memory handler) and what <iostream> registers in some toolchains. Anything else, a loop or a
 # symbol of namespace yours there is code of the region that would run before main.
 INIT_CALLS = {"_ZSt15set_new_handlerPFvvE", "_ZNSt8ios_base4InitC1Ev", "__cxa_atexit", "atexit"}
+# .init_array entries that are not the program's own C++ initialization: the C runtime's, the CUDA
+# runtime's (statically linked) and nvcc's registration of the file's kernels.
+INIT_SKIP = re.compile(r"frame_dummy|__do_global_ctors_aux|register_tm_clones|libcudart_static_\w*|"
+                       r"\w*__sti____cudaRegisterAll\w*")
 
 
 def static_init_problem(binary):
-    """Why the built program's static initialization (its _GLOBAL__sub_I_* functions, which run before
-    main) holds code of the student's region, or '' - read from the machine code with objdump, so it
-    does not depend on how the region spelled a variable (issue 35: `struct Early started;`,
-    `int (x){f()};`, ...). '' too when objdump is not installed (the scanner's checks remain)."""
+    """Why the built program's static initialization (what its .init_array runs before main, followed
+    into every function of the program it calls or jumps to) holds code of the student's region, or ''.
+    Read from the machine code with objdump, so it does not depend on how the region spelled a
+    variable (issue 35: `struct Early started;`, `int (x){f()};`, ...): refused are a call or a tail
+    jump to anything but INIT_CALLS or another function of the program (which is followed), a loop, a
+    computed jump, and a symbol of namespace yours. '' too when objdump is missing or fails (the
+    scanner's checks remain; see the module docstring)."""
     objdump = shutil.which("objdump")
     if not objdump:
         return ""
-    r = subprocess.run([objdump, "-d", "--no-show-raw-insn", str(binary)], capture_output=True, text=True)
-    if r.returncode != 0:
+    dis = subprocess.run([objdump, "-d", "--no-show-raw-insn", str(binary)], capture_output=True, text=True)
+    arr = subprocess.run([objdump, "-s", "-j", ".init_array", str(binary)], capture_output=True, text=True)
+    if dis.returncode != 0 or arr.returncode != 0:
         return ""
-    for block in re.split(r"\n(?=[0-9a-f]+ <)", r.stdout):
-        head = re.match(r"([0-9a-f]+) <(_GLOBAL__sub_I_[^>]*)>:", block)
+    functions, by_addr = {}, {}
+    for block in re.split(r"\n(?=[0-9a-f]+ <)", dis.stdout):
+        head = re.match(r"([0-9a-f]+) <([^>]+)>:", block)
         if not head:
             continue
-        name, insns = head.group(2), []
+        insns = []
         for line in block.splitlines()[1:]:
             m = re.match(r"\s*([0-9a-f]+):\s+(\S+)\s*(.*)", line)
             if m:
                 insns.append((int(m.group(1), 16), m.group(2), m.group(3)))
+        functions[head.group(2)] = insns
+        by_addr[int(head.group(1), 16)] = head.group(2)
+    words = "".join("".join(l.split()[1:5]) for l in arr.stdout.splitlines() if re.match(r"\s[0-9a-f]+ ", l))
+    entries = [int.from_bytes(bytes.fromhex(words[k:k + 16]), "little") for k in range(0, len(words) - 15, 16)]
+    todo = [by_addr[a] for a in entries if a in by_addr and not INIT_SKIP.fullmatch(by_addr[a])]
+    if any(a not in by_addr for a in entries):
+        return "starts at an address objdump does not name"
+    seen = set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if "5yours" in name and not name.startswith(("_GLOBAL__sub_I_", "_GLOBAL__I_", "__cxx_global_var_init")):
+            return f"runs `{name}`, a function of your region"  # (an initializer is named after the file's first function)
+        insns = functions.get(name, [])
         addrs = {a for a, _, _ in insns}
-        nxt, edges = {}, {}
+        edges = {}
         for k, (a, op, args) in enumerate(insns):
             ref = re.search(r"<([^>+]+)(\+0x[0-9a-f]+)?>", args)
-            sym = ref.group(1).replace("@plt", "") if ref else ""
-            if "5yours" in sym and sym != name:
+            sym = ref.group(1) if ref else ""
+            inside = sym == name
+            if "5yours" in sym and not inside:
                 return f"refers to `{sym}`, a variable or function of your region"
-            if op.startswith("call"):
-                if "*" in args or sym not in INIT_CALLS:
-                    return f"calls `{sym or args.strip()}`"
-            if op.startswith("j") and "*" in args:
-                return "jumps through a computed address"
-            succ = []
+            if (op.startswith("call") or op.startswith("j")) and "*" in args:
+                return f"calls or jumps through a computed address (in {name})"
             target = re.match(r"([0-9a-f]+) <", args)
+            if (op.startswith("call") or op.startswith("j")) and target and not inside:
+                base = sym.replace("@plt", "")
+                if sym.endswith("@plt") or base not in functions:
+                    if base not in INIT_CALLS:
+                        return f"calls `{base}`"
+                else:
+                    todo.append(base)  # a function of the program: what it does runs before main too
+            succ = []
             if op.startswith("j") and target and int(target.group(1), 16) in addrs:
                 succ.append(int(target.group(1), 16))
             if not (op.startswith("jmp") or op.startswith("ret")) and k + 1 < len(insns):
                 succ.append(insns[k + 1][0])
             edges[a] = succ
-        state = {}  # a loop (a cycle in the flow between its instructions): code that repeats before main
-
-        def cycle(a):
-            state[a] = 1
-            for b in edges.get(a, []):
-                if state.get(b) == 1 or (b not in state and cycle(b)):
-                    return True
-            state[a] = 2
-            return False
-        if insns and cycle(insns[0][0]):
-            return f"loops (in {name})"
+        # a loop: a cycle in the flow between the function's instructions (iterative depth-first search)
+        state = {}
+        for start in (insns[0][0],) if insns else ():
+            stack = [(start, iter(edges.get(start, [])))]
+            state[start] = 1
+            while stack:
+                node, it = stack[-1]
+                nxt = next(it, None)
+                if nxt is None:
+                    state[node] = 2
+                    stack.pop()
+                elif state.get(nxt) == 1:
+                    return f"loops (in {name})"
+                elif nxt not in state:
+                    state[nxt] = 1
+                    stack.append((nxt, iter(edges.get(nxt, []))))
     return ""
 
 

@@ -139,6 +139,24 @@ def test_builds_without_warnings(built, chapter, kind, request):
     assert warnings == [], "\n".join(warnings[:20])
 
 
+@ONE_BUILD
+@pytest.mark.parametrize("chapter", WITH_EXERCISES)
+@pytest.mark.parametrize("kind", ["exercises", "solutions"])
+def test_static_initialization_accepted(built, chapter, kind, request):
+    """The published exercises and the solutions pass the check of the static initialization
+    (tools/exercises.py static_init_problem): it must refuse only code of a region, never the library's."""
+    if not selected(request.config, chapter):
+        pytest.skip("another chapter selected")
+    if not ex.shutil.which("objdump"):
+        pytest.skip("objdump (binutils) is not installed")
+    out, rc, log = built[(chapter, kind)]
+    assert rc == 0, log[-3000:]
+    programs = [out / e.program for e in ex.load(ROOT / chapter) if e.kind in ("fix", "faster")]
+    assert programs and all(p.exists() for p in programs)
+    refused = {p.name: ex.static_init_problem(p) for p in programs}
+    assert not any(refused.values()), refused
+
+
 @pytest.fixture(scope="session")
 def verdicts(built):
     """tools/exercises.py check on every built folder, on the GPU: {(chapter, kind): {name: line}}."""

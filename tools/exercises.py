@@ -59,15 +59,16 @@ constexpr host function named like one of the library, friend).
 
 Code before main: besides the reading of the text (namespace_variables), check_program reads the
 built program's static initialization (static_init_problem, with objdump: what its .init_array runs,
-the C and CUDA runtimes' own entries aside, followed into every function of the program it calls or
+the C and CUDA runtimes' own entries aside (INIT_SKIP, exact names), followed into every function of the program it calls or
 jumps to) and refuses a call or tail jump to anything but the library's own set-up (INIT_CALLS), a
 loop, a computed jump, or a name of namespace yours - whatever the spelling of the variable
-(`struct S s;`, `int (x){f()};`) and whichever host compiler laid the code out. Straight-line code
-without calls is not refused (it can only compute). Without objdump (binutils) that check is
-skipped.
+(`struct S s;`, `int (x){f()};`), whether g++ or clang laid the code out (the CUDA runtime's entries
+are skipped by the names CUDA 13.0 gives them). Straight-line code without calls is not refused: it
+can store to a global it can name that is not its own (none was found whose value changes a
+verdict). Without objdump (binutils) that check is skipped.
 
 A program's kernel may appear in a region only launched, NAME<<<...>>>, or as a whole argument of
-an attribute or occupancy query (kernel_misuse): its address would let a launch bypass the launch
+an attribute, cache-configuration, name or occupancy call (KERNEL_QUERIES, kernel_misuse): its address would let a launch bypass the launch
 check (a graph's kernel node, cudaLaunchKernel).
 
 What the grader cannot rule out: the region is C++ compiled into the program's process and runs
@@ -1361,11 +1362,15 @@ def guard_stop(first, lines, folder):
 # What a program's static initialization may call: the library's inline variables (common/'s
 # out-of-memory handler) and what <iostream> registers in some toolchains. Anything else, a loop or a
 # symbol of namespace yours there is code of the region that would run before main.
-INIT_CALLS = {"_ZSt15set_new_handlerPFvvE", "_ZNSt8ios_base4InitC1Ev", "__cxa_atexit", "atexit"}
-# .init_array entries that are not the program's own C++ initialization: the C runtime's, the CUDA
-# runtime's (statically linked) and nvcc's registration of the file's kernels.
-INIT_SKIP = re.compile(r"frame_dummy|__do_global_ctors_aux|register_tm_clones|libcudart_static_\w*|"
-                       r"\w*__sti____cudaRegisterAll\w*")
+INIT_CALLS = {"_ZSt15set_new_handlerPFvvE", "_ZNSt8ios_base4InitC1Ev", "__cxa_atexit", "atexit",
+              "__cxa_guard_acquire", "__cxa_guard_release", "__cxa_guard_abort"}  # (clang guards inline variables)
+# .init_array entries that are not the program's own C++ initialization, by their exact names: the C
+# runtime's, the CUDA runtime's (statically linked; the names of CUDA 13.0's) and nvcc's registration
+# of the file's kernels. The file's own initializers (_GLOBAL__sub_I_*, clang's __cxx_global_var_init*)
+# are never skipped, whatever they are named after (a region's first function names them).
+INIT_SKIP = re.compile(r"frame_dummy|__do_global_ctors_aux|register_tm_clones|libcudart_static_[0-9a-f]{40}|"
+                       r"_ZL24__sti____cudaRegisterAllv")
+INIT_OWN = ("_GLOBAL__sub_I_", "_GLOBAL__I_", "__cxx_global_var_init")
 
 
 def static_init_problem(binary):
@@ -1397,7 +1402,8 @@ def static_init_problem(binary):
         by_addr[int(head.group(1), 16)] = head.group(2)
     words = "".join("".join(l.split()[1:5]) for l in arr.stdout.splitlines() if re.match(r"\s[0-9a-f]+ ", l))
     entries = [int.from_bytes(bytes.fromhex(words[k:k + 16]), "little") for k in range(0, len(words) - 15, 16)]
-    todo = [by_addr[a] for a in entries if a in by_addr and not INIT_SKIP.fullmatch(by_addr[a])]
+    todo = [by_addr[a] for a in entries
+            if a in by_addr and (by_addr[a].startswith(INIT_OWN) or not INIT_SKIP.fullmatch(by_addr[a]))]
     if any(a not in by_addr for a in entries):
         return "starts at an address objdump does not name"
     seen = set()

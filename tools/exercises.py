@@ -93,7 +93,9 @@ a local counts only against the code after it in its function - the guard lines 
 that code expands, and a __device__ or __global__ function only against what the program declares
 at namespace scope and what device code can reach in the library); may not mention the exercise's
 `forbidden` names (the program's record of the work its kernels did, e.g. a __device__ counter, or a
-way around it: cudaMemcpyFromSymbol, or cudaLaunchKernel, a launch that the required launch check cannot follow); and must have each text of `required` (e.g. CHECK_LAUNCH()) as a statement of its
+way around it: cudaMemcpyFromSymbol, or a stream capture or graph launch, which the required launch
+check cannot follow; the cudaLaunchKernel family is denied to every region, DENIED_NAMES); and must
+have each text of `required` (e.g. CHECK_LAUNCH()) as a statement of its
 own at the region's level (a launch check may be in a block with its launch instead), a launch check
 right after each launch in the same block, each launch a statement that is only the launch, and a
 required assignment (wrap_mode's kernel line) the last statement of its block and the only one that

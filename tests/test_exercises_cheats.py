@@ -112,11 +112,9 @@ def test_solution_like_regions_pass_the_checks(path, tmp_path):
     assert ex.tampering(entry, work, ROOT / chapter / "exercises" / entry.source) == ""
 
 
-@pytest.fixture(scope="session")
-def built_solution_like(tmp_path_factory):
-    """Every solution-like region in a workspace folder of its own, built: {path: (folder, rc, log)}."""
-    base = tmp_path_factory.mktemp("solution_like")
-
+def build_each(paths, base):
+    """Each region of `paths` spliced into its exercise in a folder of its own under base, built with the
+    Makefile's flags (CHEAT_BUILD_JOBS at a time): {path: (folder, rc, log)}."""
     def one(path):
         chapter, entry = ENTRIES[path.parent.name]
         folder = base / f"{path.parent.name}__{path.stem}"
@@ -126,7 +124,13 @@ def built_solution_like(tmp_path_factory):
 
     workers = int(os.environ.get("CHEAT_BUILD_JOBS", "2"))
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        return dict(pool.map(one, SOLUTION_LIKE))
+        return dict(pool.map(one, paths))
+
+
+@pytest.fixture(scope="session")
+def built_solution_like(tmp_path_factory):
+    """Every solution-like region in a workspace folder of its own, built: {path: (folder, rc, log)}."""
+    return build_each(SOLUTION_LIKE, tmp_path_factory.mktemp("solution_like"))
 
 
 @pytest.mark.xdist_group("exercise-build")
@@ -203,18 +207,7 @@ RUN_IDS = [f"{p.parent.name}/{p.stem}" for p in RUN_CHEATS]
 @pytest.fixture(scope="session")
 def built_cheats(tmp_path_factory):
     """Every cheat that needs a run, in a workspace folder of its own, built: {path: (folder, rc, log)}."""
-    base = tmp_path_factory.mktemp("cheats")
-
-    def one(path):
-        chapter, entry = ENTRIES[path.parent.name]
-        folder = base / f"{path.parent.name}__{path.stem}"
-        folder.mkdir()
-        (folder / entry.source).write_text("\n".join(cheated_lines(path)) + "\n")
-        return path, (folder, *build(chapter, folder))
-
-    workers = int(os.environ.get("CHEAT_BUILD_JOBS", "2"))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        return dict(pool.map(one, RUN_CHEATS))
+    return build_each(RUN_CHEATS, tmp_path_factory.mktemp("cheats"))
 
 
 @pytest.mark.xdist_group("exercise-build")

@@ -161,7 +161,7 @@ int main(int argc, char** argv) {
     std::vector<double> ms = bench_turns_ms({yours, reference}, reps, next_round);
     compare_round();
     verdict.check(wrong == 0, "work (yours) vs work_reference in all " + std::to_string(round) +
-                                  " timed rounds (new input each): " + std::to_string(wrong) + " elements differ");
+                                  " rounds, warm-ups and timed (new input each): " + std::to_string(wrong) + " elements differ");
     double your_ms = ms[0], ref_ms = ms[1];
     std::printf("n = %lld, %d..%d iterations per element\n", n, iters, iters + 63);
     std::printf("work_reference %8.3f ms\nwork (yours)   %8.3f ms\n", ref_ms, your_ms);

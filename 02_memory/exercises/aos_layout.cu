@@ -231,7 +231,7 @@ int main(int argc, char** argv) {
     std::vector<double> t = bench_turns_ms({launch, [&] { copy(); }}, reps, next_round);
     check_round();
     verdict.check(wrong_rounds == 0, "finalVal vs CPU in all " + std::to_string(round) +
-                                         " timed rounds (new input each): " + std::to_string(wrong_rounds) + " wrong");
+                                         " rounds, warm-ups and timed (new input each): " + std::to_string(wrong_rounds) + " wrong");
     double ms = t[0], kernel_gbps = gbps((double)bytes, ms), d2d = copy.gbps(t[1]);
     std::printf("kernel %.1f us, %.1f GB/s of useful bytes; cudaMemcpy D2D %.1f GB/s\n", ms * 1e3, kernel_gbps, d2d);
     std::printf("ratio vs D2D: %.2f (target: 0.65 of this GPU's cudaMemcpy D2D GB/s, set on an H100 and an H200)\n", kernel_gbps / d2d);

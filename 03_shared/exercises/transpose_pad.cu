@@ -151,7 +151,7 @@ int main(int argc, char** argv) {
     check_round();
     unsigned long long wrong = 0;
     CHECK(cudaMemcpy(&wrong, d_wrong, sizeof wrong, cudaMemcpyDeviceToHost));
-    verdict.check(wrong == 0, "transpose_tile in all " + std::to_string(round) + " timed rounds (new matrix each): " +
+    verdict.check(wrong == 0, "transpose_tile in all " + std::to_string(round) + " rounds, warm-ups and timed (new matrix each): " +
                                   std::to_string(wrong) + " elements wrong");
     double ms = t[0], bw = gbps(2.0 * bytes, ms), d2d = copy.gbps(t[1]);
     std::printf("cudaMemcpy D2D   %8.1f GB/s\n", d2d);

@@ -10,7 +10,8 @@
 //         workspace/; `make check` runs it and reads its own CPU check.
 //         By hand: cd workspace && ./wrap_mode --n=10007 --shift=4321
 // Compile by hand (in workspace/): nvcc -std=c++17 -O3 -lineinfo -arch=native -Werror all-warnings -Xcompiler -Wall,-Wextra -I../../common -o wrap_mode wrap_mode.cu
-// Output: a few values, the check of all n and of the texture's addressing mode, PASSED.
+// Output: a few values, the check of all n, of the texture's addressing mode, of your texture read by
+//         the program's kernel and of your kernel on a clamping texture, PASSED.
 // Yours to change: only the lines between the two "your change" markers; make check refuses a file changed elsewhere.
 #include <algorithm>
 #include <cstring>

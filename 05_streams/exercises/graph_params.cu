@@ -112,8 +112,8 @@ int main(int argc, char** argv) {
     };
     your_region();
     CHECK(cudaStreamSynchronize(s));
-    std::printf("%d steps: graph of %zu nodes, %d instantiation(s), %d launches\n", steps, nodes, instantiations,
-                steps);
+    std::printf("%d steps: graph of %zu nodes, %d instantiation(s), %d graph launches (the program's counts)\n", steps,
+                graph_nodes, graph_instantiations, graph_launches);
 
     std::vector<uint32_t> got(n);
     CHECK(cudaMemcpy(got.data(), d_x, n * sizeof(uint32_t), cudaMemcpyDeviceToHost));

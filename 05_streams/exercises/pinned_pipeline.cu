@@ -167,7 +167,7 @@ int main(int argc, char** argv) {
     double h2d_ms = t[0], d2h_ms = t[1], both_ms = t[2], k_ms = t[3], streamed_ms = t[4];
     check_round();
     verdict.check(wrong_rounds == 0, "pipeline output vs CPU and lcg_steps' element count, all " +
-                                         std::to_string(round) + " timed rounds (new input each): " +
+                                         std::to_string(round) + " rounds, warm-ups and timed (new input each): " +
                                          std::to_string(wrong_rounds) + " wrong");
     double bound = std::max({h2d_ms, d2h_ms, both_ms, k_ms});
     std::printf("alone (pinned): H2D %.3f ms, D2H %.3f ms, both at once %.3f ms; kernel (%d iters) %.3f ms\n",

@@ -152,7 +152,7 @@ int main(int argc, char** argv) {
         std::vector<double> t = bench_turns_ms({launch, [&] { copy(); }}, reps, next_round);
         compare_round();
         verdict.check(wrong_rounds == 0, std::string(names[d]) + " histogram of all " + std::to_string(round) +
-                                             " timed rounds (new input each) vs the global-atomic kernel: " +
+                                             " rounds, warm-ups and timed (new input each) vs the global-atomic kernel: " +
                                              std::to_string(wrong_rounds) + " rounds differ");
         double ms = t[0], copy_gbps = copy.gbps(t[1]);
         double rate = gbps((double)n, ms);  // input bytes read; the 1 KB histogram is not counted

@@ -52,8 +52,8 @@ int main(int argc, char** argv) {
     reverse_segments_cpu(h.data(), ref.data(), n, block);
 
     int* d = nullptr;  // the device copy of h: allocated and filled in your region
-    // Your region is a function: it sees copies of main's variables, which stay as they are, except d.
-    auto your_region = [=, &d]() {
+    // Your region is a function: it sees copies of main's variables, which stay as they are, except d and h.
+    auto your_region = [=, &d, &h]() {
     // ---- your change: begin ----
     CHECK(cudaMalloc(&d, n * sizeof(int)));
     CHECK(cudaMemcpy(d, h.data(), n * sizeof(int), cudaMemcpyHostToDevice));

@@ -204,6 +204,21 @@ RUN_CHEATS = [p for p in CHEATS if parse(p)["needs"] == "gpu"]
 RUN_IDS = [f"{p.parent.name}/{p.stem}" for p in RUN_CHEATS]
 
 
+@pytest.mark.parametrize("path", RUN_CHEATS, ids=RUN_IDS)
+def test_run_cheat_reason_is_printed_somewhere(path):
+    """A run cheat's `detected` words are text that the exercise program or the grader prints: a message
+    reworded in the program (c749b57: "in all N timed rounds" -> "all N rounds, warm-ups and timed") must
+    fail here, on a machine without a GPU, not only in the GPU run that grades the cheat."""
+    chapter, entry = ENTRIES[path.parent.name]
+    printed = (ROOT / chapter / "exercises" / entry.source).read_text() + (ROOT / "tools" / "exercises.py").read_text()
+    for w in parse(path)["detected"].split(","):
+        # a message the program builds from pieces (`"field_offset" + at(k) + " lies outside ..."`): its
+        # literal pieces between the numbers and parentheses that it fills in
+        pieces = [w.strip()] if w.strip() in printed else [f.strip(" ,") for f in re.split(r"[()0-9]+", w)]
+        for piece in filter(None, pieces):
+            assert piece in printed, f"{path.name}: `{piece}` is printed by neither {entry.source} nor the grader"
+
+
 @pytest.fixture(scope="session")
 def built_cheats(tmp_path_factory):
     """Every cheat that needs a run, in a workspace folder of its own, built: {path: (folder, rc, log)}."""

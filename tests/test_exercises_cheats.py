@@ -216,8 +216,8 @@ def test_run_cheat_reason_is_printed_somewhere(path):
     printed = "\n".join(m for t in texts for m in re.findall(r'"((?:[^"\\\n]|\\.)*)"', t))
     for w in parse(path)["detected"].split(","):
         # a message the program builds from pieces (`"field_offset" + at(k) + " lies outside ..."`): its
-        # literal pieces between the numbers and parentheses that it fills in
-        pieces = [w.strip()] if w.strip() in printed else [f.strip(" ,") for f in re.split(r"[()0-9]+", w)]
+        # literal pieces between the numbers (and parenthesized groups with numbers) that it fills in
+        pieces = [w.strip()] if w.strip() in printed else [f.strip(" ,") for f in re.split(r"\([^()]*\d[^()]*\)|\d+", w)]
         for piece in filter(None, pieces):
             assert piece in printed, f"{path.name}: `{piece}` is printed by neither {entry.source} nor the grader"
 

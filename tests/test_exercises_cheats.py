@@ -215,11 +215,12 @@ def test_run_cheat_reason_is_printed_somewhere(path):
     # the string literals only: a comment that says "timed rounds" prints nothing
     printed = "\n".join(m for t in texts for m in re.findall(r'"((?:[^"\\\n]|\\.)*)"', t))
     for w in parse(path)["detected"].split(","):
-        # words with a number in them: a message the program builds from pieces (`"field_offset" + at(k) +
-        # " lies outside ..."`), checked piece by piece between the numbers and punctuation it fills in;
-        # words without one must be one literal's text
+        # words with a number or half a parenthesis (the comma list cut `field_offset(R, 0)`): a message the
+        # program builds from pieces (`"field_offset" + at(k) + " lies outside ..."`), checked piece by
+        # piece between the numbers and punctuation it fills in; other words must be one literal's text
         w = w.strip()
-        pieces = [w] if w in printed or not re.search(r"\d", w) else [f.strip() for f in re.split(r"[(),]|\d+", w)]
+        composed = re.search(r"\d", w) or w.count("(") != w.count(")")
+        pieces = [w] if w in printed or not composed else [f.strip() for f in re.split(r"[(),]|\d+", w)]
         for piece in filter(None, pieces):
             assert piece in printed, f"{path.name}: `{piece}` is printed by neither {entry.source} nor the grader"
 

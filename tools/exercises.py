@@ -81,8 +81,9 @@ stays the instructor's job.
 Kinds of exercise and what `solved` means:
   predict  answers.txt holds NAME.predicted (anything, written before measuring: it is not graded)
            and NAME.measured, which must match `expect`;
-  fix      the program passes its own CPU check (exit 0, last line PASSED) at `args`, and every
-           compute-sanitizer tool named in `sanitizer` reports no error;
+  fix      the program passes its own CPU check (exit 0, last line PASSED) at `args`, every
+           compute-sanitizer tool named in `sanitizer` reports no error, and the region has what
+           `uses` names (a check of its text, below);
   faster   the same, and the figure that `measure` (a regular expression with one group) finds in
            its output meets `target` (e.g. `>= 1.5`); a run below target is repeated, best of 3.
 
@@ -102,8 +103,8 @@ required assignment (wrap_mode's kernel line) the last statement of its block an
 assigns its target (required_statement: a check of the text, which cannot tell whether the check
 would fire). A fix exercise whose program's check a correct kernel of any shape passes lists in
 `uses` the mechanism its fix is about (racy_count: an atomic function; sum_overflow: the shared-memory
-tree's __shared__ and __syncthreads; reduce_sync: the barrier): the region's code, comments and literals
-removed, must hold, for each entry, one of its names (NAME|NAME: alternatives) as a whole token
+tree's __shared__ and a block barrier; reduce_sync: the same): the region's code, comments and
+literals removed, must hold, for each entry, one of its names (NAME|NAME: alternatives) as a whole token
 (missing_use). grade applies it after a run that passed, so that an unchanged exercise shows its own
 failure rather than a reason that names the fix. It reads the text only: a name in code that never
 runs passes it, and reading the region stays the instructor's job.

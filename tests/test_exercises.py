@@ -93,6 +93,7 @@ def test_entry_complete(chapter, entry):
         # The region is fenced: the markers sit just outside `lines`, and the solution passes the fence.
         assert ex.fence(a) == (lo - 2, hi), f"the `your change` markers must be lines {lo - 1} and {hi + 1}"
         assert ex.tampering(entry, sol, src) == "", "the solution differs from the exercise outside its region"
+        assert ex.missing_use(entry, sol) == "", "the solution lacks what the exercise's `uses` asks for"
 
 
 def build(chapter, src, out):
@@ -227,6 +228,59 @@ def write_script(path, body):
     ("breadth-first | bfs", "depth-first", False)])
 def test_matches(expect, value, ok):
     assert ex.matches(expect, value) is ok
+
+
+@pytest.mark.parametrize("region,missing", [
+    ("atomicAdd(c, 1u); __shared__ int s[1]; long long x;", ""),
+    ("atomicInc(c, 9u); __shared__ int s[1]; long   long x;", ""),  # an alternative; spaces between words
+    ("// atomicAdd(c, 1u)\n__shared__ int s[1]; long long x;", "atomicAdd|atomicInc"),  # in a comment only
+    ('f("atomicAdd"); /* atomicInc */ __shared__ int s[1]; long long x;', "atomicAdd|atomicInc"),  # literal, comment
+    ("atomicAdd_block(c, 1u); __shared__ int s[1]; long long x;", "atomicAdd|atomicInc"),  # a whole token only
+    ("atomicAdd(c, 1u); long long x;", "__shared__"),
+    ("atomicAdd(c, 1u); __shared__ int s[1]; long x; long y;", "long long"),
+])
+def test_uses_rule(tmp_path, region, missing):
+    """`uses`: each entry's names are alternatives (|); the region's code, comments and literals removed,
+    must hold one of them as whole tokens."""
+    f = fake_exercise(uses="atomicAdd | atomicInc, __shared__,long long")
+    assert f.uses == [["atomicAdd", "atomicInc"], ["__shared__"], ["long long"]] and f.problems() == []
+    src = tmp_path / "prog.cu"
+    src.write_text("\n".join(["int before;", ex.BEGIN_MARK + " ----", region, ex.END_MARK + " ----",
+                               "int after = atomicAdd + __shared__;"]) + "\n")  # outside the region: not read
+    why = ex.missing_use(f, src)
+    if missing:
+        assert f"does not use {missing} (" in why, why
+    else:
+        assert why == "", why
+
+
+def test_uses_entries_are_names():
+    assert fake_exercise(uses="atomicAdd|atomic-Add").problems() == [
+        "uses: `atomic-Add` is not a name (NAME, NS::NAME or words such as `long long`)"]
+    assert fake_exercise(kind="predict", expect="1", uses="atomicAdd").problems() == [
+        "uses is for a fix or faster exercise"]
+
+
+def test_uses_after_a_passing_run(tmp_path, monkeypatch):
+    """grade applies `uses` after the run: the unchanged racy_count shows its own failure (not a reason
+    that names the fix); a region without an atomic whose program passes is `not yet` by the rule."""
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    write_script(tools / "compute-sanitizer", FAKE_SANITIZER)
+    monkeypatch.setenv("PATH", f"{tools}:{os.environ['PATH']}")
+    chapter = ROOT / "07_atomics"
+    entry = next(e for e in ex.load(chapter) if e.name == "racy_count")
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / entry.source).write_text((chapter / "exercises" / entry.source).read_text())
+    write_script(work / entry.program, "echo 'FAILED: GPU count == CPU count'; exit 1")
+    status, why = ex.grade(chapter, entry, work, work)
+    assert status == "not yet" and why.startswith("the program's own check"), why
+    write_script(work / entry.program, "echo PASSED")
+    status, why = ex.grade(chapter, entry, work, work)
+    assert status == "not yet" and "does not use atomicAdd|" in why, why
+    (work / entry.source).write_text((chapter / "exercises" / "solutions" / entry.source).read_text())
+    assert ex.grade(chapter, entry, work, work)[0] == "solved"
 
 
 def test_check_program_verdicts(tmp_path, monkeypatch):

@@ -6,7 +6,8 @@ tests/fixtures/cheats/EXERCISE/CHEAT.cu replaces the lines between the `your cha
 NN_name/exercises/EXERCISE.cu. Its first three lines say what it is:
     // cheat: what it does
     // detected: words (comma-separated) that the `not yet` reason must contain
-    // needs: none (the fence and name checks refuse it before anything runs) | build (the checks of
+    // needs: none (the checks of the text refuse it: the fence and name checks before anything runs, or
+    //        the exercise's `uses` rule, which make check applies after a run that passed) | build (the checks of
     //        the text let it through; a guard line after the region, common/guard.h, stops its build)
     //        | binary (it builds, and the check of the built program's static initialization refuses
     //        it before it runs: code of the region before main) | gpu (only a run can)
@@ -43,7 +44,7 @@ ENTRIES = {e.name: (c, e) for c in CHAPTERS for e in ex.load(ROOT / c)}
 # The fix and faster exercises that the issue found could be passed without doing the work.
 MUST_HAVE_CHEATS = {"memcpy_bytes", "transpose_pad", "warp_branch", "aos_layout", "pinned_pipeline", "histogram_privatize",
                     "prefetch_add", "launch_config", "shared_bytes", "async_read", "managed_sync", "graph_params",
-                    "wrap_mode"}
+                    "wrap_mode", "racy_count", "sum_overflow", "reduce_sync"}
 
 
 def parse(path):
@@ -91,6 +92,8 @@ def test_fence_and_names(path, tmp_path):
     work = tmp_path / entry.source
     work.write_text("\n".join(cheated_lines(path)) + "\n")
     why = ex.tampering(entry, work, ROOT / chapter / "exercises" / entry.source)
+    if keys["needs"] == "none" and not why:
+        why = ex.missing_use(entry, work)  # the `uses` rule: a check of the text that grade applies after the run
     words = keys["detected"] if keys["needs"] == "none" else keys.get("scanner")
     if words:
         assert why, "the fence and name checks let it through"
@@ -110,6 +113,7 @@ def test_solution_like_regions_pass_the_checks(path, tmp_path):
     work = tmp_path / entry.source
     work.write_text("\n".join(cheated_lines(path)) + "\n")
     assert ex.tampering(entry, work, ROOT / chapter / "exercises" / entry.source) == ""
+    assert ex.missing_use(entry, work) == ""
 
 
 def build_each(paths, base):

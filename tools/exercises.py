@@ -81,8 +81,9 @@ stays the instructor's job.
 Kinds of exercise and what `solved` means:
   predict  answers.txt holds NAME.predicted (anything, written before measuring: it is not graded)
            and NAME.measured, which must match `expect`;
-  fix      the program passes its own CPU check (exit 0, last line PASSED) at `args`, and every
-           compute-sanitizer tool named in `sanitizer` reports no error;
+  fix      the program passes its own CPU check (exit 0, last line PASSED) at `args`, every
+           compute-sanitizer tool named in `sanitizer` reports no error, and the region has what
+           `uses` names (a check of its text, below);
   faster   the same, and the figure that `measure` (a regular expression with one group) finds in
            its output meets `target` (e.g. `>= 1.5`); a run below target is repeated, best of 3.
 
@@ -100,7 +101,13 @@ own at the region's level (a launch check may be in a block with its launch inst
 right after each launch in the same block, each launch a statement that is only the launch, and a
 required assignment (wrap_mode's kernel line) the last statement of its block and the only one that
 assigns its target (required_statement: a check of the text, which cannot tell whether the check
-would fire).
+would fire). A fix exercise whose program's check a correct kernel of any shape passes lists in
+`uses` the mechanism its fix is about (racy_count: an atomic function; sum_overflow: the shared-memory
+tree's __shared__ and a block barrier; reduce_sync: the same): the region's code, comments and
+literals removed, must hold, for each entry, one of its names (NAME|NAME: alternatives) as a whole token
+(missing_use). grade applies it after a run that passed, so that an unchanged exercise shows its own
+failure rather than a reason that names the fix. It reads the text only: a name in code that never
+runs passes it, and reading the region stays the instructor's job.
 
 exercises.txt keys: kind, section (manual section, number and title), title, source (fix/faster:
 the .cu file), args, sanitizer (comma list), measure, target, expect (predict: a number, a range
@@ -108,7 +115,9 @@ the .cu file), args, sanitizer (comma list), measure, target, expect (predict: a
 look: a line range of the source, or which figure to read), lines (fix/faster: the line range,
 e.g. 40-52, that hint2 points to; the test suite checks that the solution differs from the
 exercise only there), forbidden and required (comma lists, above; a required kernel launch may hold
-commas inside its <<<...>>> and parentheses), timeout (seconds per run).
+commas inside its <<<...>>> and parentheses), uses (fix/faster: a comma list of entries, each one or
+more names separated by `|`, e.g. `__shared__, __syncthreads|__syncthreads_count`: the region must
+use one name of every entry, above), timeout (seconds per run).
 
 Hints are graded: the first `not yet` of an exercise shows hint1, later ones hint2 as well. The
 count is kept in BIN/.attempts.json. Exit status: 0 all solved, 1 some not yet, 77 none not yet
@@ -181,6 +190,9 @@ class Exercise:
         self.timeout = int(sec.get("timeout", "120"))
         self.forbidden = [t.strip() for t in sec.get("forbidden", "").split(",") if t.strip()]
         self.required = [t.strip() for t in split_list(sec.get("required", "")) if t.strip()]
+        # uses: a comma list of entries, each one or more names separated by | (alternatives)
+        self.uses = [[n.strip() for n in e.split("|") if n.strip()] for e in sec.get("uses", "").split(",")
+                     if e.strip()]
 
     @property
     def program(self):
@@ -205,6 +217,12 @@ class Exercise:
             for t in self.sanitizer:
                 if t not in SANITIZERS:
                     p.append(f"unknown sanitizer tool {t}")
+        for alternatives in self.uses:
+            for n in alternatives:
+                if not re.fullmatch(r"[A-Za-z_]\w*((\s*::\s*|\s+)[A-Za-z_]\w*)*", n):
+                    p.append(f"uses: `{n}` is not a name (NAME, NS::NAME or words such as `long long`)")
+        if self.uses and self.kind not in ("fix", "faster"):
+            p.append("uses is for a fix or faster exercise")
         if self.kind == "faster":
             if not self.measure or not re.fullmatch(r"(>=|<=)\s*[0-9.]+", self.target):
                 p.append("a faster exercise needs measure and target (>= X or <= X)")
@@ -1272,6 +1290,32 @@ def tampering(ex, src_file, published_file):
     return ""
 
 
+def has_tokens(tokens, name):
+    """Whether the token list `tokens` holds the name `name` (one identifier, NS::NAME or `long long`)
+    as whole tokens, in a row."""
+    want = TOKEN.findall(name)
+    return any(tokens[k:k + len(want)] == want for k in range(len(tokens) - len(want) + 1))
+
+
+def missing_use(ex, src_file):
+    """The exercise's `uses` rule: for each entry, the region's code (comments and literals removed)
+    must hold one of its names as a whole token. The reason for the first entry it lacks, or ''.
+    A check of the text: a name in code that never runs passes it (the instructor reads the region)."""
+    lines = src_file.read_text(errors="replace").splitlines()
+    f = fence(lines)
+    if not ex.uses or f is None:
+        return ""
+    tokens = TOKEN.findall(strip_code("\n".join(lines[f[0] + 1:f[1]])))
+    for alternatives in ex.uses:
+        if not any(has_tokens(tokens, n) for n in alternatives):
+            what = "|".join(alternatives)
+            return (f"{ex.source}: your region does not use {what} (the exercise's fix uses "
+                    f"{'it' if len(alternatives) == 1 else 'one of them'}: a correct result without it is not "
+                    f"what the exercise teaches - its section of exercises/README.md says what this check reads; "
+                    f"a check of the text)")
+    return ""
+
+
 KERNEL_QUERIES = {"cudaFuncGetAttributes", "cudaFuncSetAttribute", "cudaFuncSetCacheConfig",
                   "cudaOccupancyMaxPotentialBlockSize", "cudaOccupancyMaxPotentialBlockSizeVariableSMem",
                   "cudaOccupancyMaxActiveBlocksPerMultiprocessor", "cudaOccupancyAvailableDynamicSMemPerBlock",
@@ -1546,7 +1590,14 @@ def grade(chapter, ex, src, binary_dir):
         why = tampering(ex, src / ex.source, chapter / "exercises" / ex.source)
         if why:
             return "not yet", why
-    return check_program(ex, binary_dir / ex.program)
+    status, why = check_program(ex, binary_dir / ex.program)
+    # `uses` after a passing run: an unchanged exercise shows its own failure first, not a reason that
+    # names the fix; a correct region without the exercise's mechanism is `not yet` all the same.
+    if status == "solved" and (src / ex.source).exists():
+        missing = missing_use(ex, src / ex.source)
+        if missing:
+            return "not yet", missing
+    return status, why
 
 
 def check(args):

@@ -59,7 +59,8 @@ void enqueue_step(cudaStream_t s, uint32_t* d_x, int n, Step p) {
 // counted_launch waits for the whole device before and after the graph launch and reads kernel_runs
 // each time, so that it sees how many kernels that graph launch ran (2: scale and shift) and how many
 // ran outside graph launches (before the first, between two, after the last: plain launches). The
-// waits cost the graph its point - the host waits for each step - but the counts must not mix steps.
+// waits make the host wait for every step, where graph launches would otherwise queue ahead of the
+// GPU; this program times nothing, and the counts must not mix steps.
 static int graph_instantiations = 0, graph_launches = 0, launches_not_two = 0;
 static size_t graph_nodes = 0, graph_kernel_nodes = 0;
 static unsigned long long runs_seen = 0, runs_in_graphs = 0, runs_outside = 0;

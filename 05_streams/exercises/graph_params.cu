@@ -12,9 +12,10 @@
 // Build and check: from the chapter folder, `make exercises` builds workspace/graph_params from your
 // copy, `make check` runs it and says solved / not yet (with a hint after a miss).
 // Run:    cd workspace && ./graph_params [--n=100003] [--steps=20]
-// Output: the graph's node count, the number of instantiations, the CPU check, the checks of the
-//         rules (counted by the program: one instantiation, `steps` graph launches, no plain
-//         launch, every step computed by the kernels), PASSED.
+// Output: the graph's node and kernel-node counts, the number of instantiations, the CPU check, the
+//         checks of the rules (counted by the program: every step computed by the kernels; one
+//         instantiation, of 2 kernel nodes; `steps` graph launches, each of which ran 2 kernels, and
+//         no kernel run outside them), PASSED.
 // Yours to change: only the lines between the two "your change" markers; make check refuses a file changed elsewhere.
 #include <cstdint>
 #include <vector>
@@ -51,19 +52,50 @@ void enqueue_step(cudaStream_t s, uint32_t* d_x, int n, Step p) {
     CHECK(cudaGetLastError());  // not CHECK_LAUNCH(): with DEBUG=1 it synchronizes, invalid while capturing
 }
 
-// The exercise's rules (one instantiation, every step a launch of the executable graph) are checked:
-// from here on the program's cudaGraphInstantiate and cudaGraphLaunch are these counting wrappers,
-// and the kernels count the launches that ran.
-static int graph_instantiations = 0, graph_launches = 0;
-static size_t graph_nodes = 0;
+// The exercise's rules (one instantiation, of a graph of the step's 2 kernels; every step a launch of
+// the executable graph, no plain launch) are checked: from here on the program's cudaGraphInstantiate
+// and cudaGraphLaunch are these counting wrappers, and the kernels count the launches that ran
+// (kernel_runs). counted_instantiate records how many of the graph's nodes are kernel nodes;
+// counted_launch waits for the whole device before and after the graph launch and reads kernel_runs
+// each time, so that it sees how many kernels that graph launch ran (2: scale and shift) and how many
+// ran outside graph launches (before the first, between two, after the last: plain launches). The
+// waits make the host wait for every step, where graph launches would otherwise queue ahead of the
+// GPU; this program times nothing, and the counts must not mix steps.
+static int graph_instantiations = 0, graph_launches = 0, launches_not_two = 0;
+static size_t graph_nodes = 0, graph_kernel_nodes = 0;
+static unsigned long long runs_seen = 0, runs_in_graphs = 0, runs_outside = 0;
 static cudaError_t counted_instantiate(cudaGraphExec_t* exec, cudaGraph_t g, unsigned long long flags = 0) {
     ++graph_instantiations;
     CHECK(cudaGraphGetNodes(g, nullptr, &graph_nodes));
+    std::vector<cudaGraphNode_t> nodes(graph_nodes);
+    if (graph_nodes) CHECK(cudaGraphGetNodes(g, nodes.data(), &graph_nodes));
+    graph_kernel_nodes = 0;
+    for (cudaGraphNode_t node : nodes) {
+        cudaGraphNodeType type;
+        CHECK(cudaGraphNodeGetType(node, &type));
+        graph_kernel_nodes += type == cudaGraphNodeTypeKernel;
+    }
     return cudaGraphInstantiate(exec, g, flags);
+}
+// kernel_runs once every kernel queued so far has run; what it grew by since the last graph launch
+// ended ran outside a graph launch.
+static unsigned long long runs_now() {
+    CHECK(cudaDeviceSynchronize());
+    unsigned long long runs = 0;
+    CHECK(cudaMemcpyFromSymbol(&runs, kernel_runs, sizeof runs));
+    runs_outside += runs - runs_seen;
+    runs_seen = runs;
+    return runs;
 }
 static cudaError_t counted_launch(cudaGraphExec_t exec, cudaStream_t s) {
     ++graph_launches;
-    return cudaGraphLaunch(exec, s);
+    unsigned long long before = runs_now();
+    cudaError_t e = cudaGraphLaunch(exec, s);
+    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaMemcpyFromSymbol(&runs_seen, kernel_runs, sizeof runs_seen));
+    runs_in_graphs += runs_seen - before;
+    launches_not_two += runs_seen - before != 2;
+    return e;
 }
 #define cudaGraphInstantiate counted_instantiate
 #define cudaGraphInstantiateWithFlags counted_instantiate
@@ -111,9 +143,9 @@ int main(int argc, char** argv) {
     REGION_GUARD(witness); REGION_GUARD(step_params); REGION_GUARD_TYPE(Step); REGION_GUARD_TYPE(Verdict);
     };
     your_region();
-    CHECK(cudaStreamSynchronize(s));
-    std::printf("%d steps: graph of %zu nodes, %d instantiation(s), %d graph launches (the program's counts)\n", steps,
-                graph_nodes, graph_instantiations, graph_launches);
+    unsigned long long runs = runs_now();  // after the last graph launch: kernels that ran outside it
+    std::printf("%d steps: graph of %zu nodes (%zu kernel nodes), %d instantiation(s), %d graph launches (the "
+                "program's counts)\n", steps, graph_nodes, graph_kernel_nodes, graph_instantiations, graph_launches);
 
     std::vector<uint32_t> got(n);
     CHECK(cudaMemcpy(got.data(), d_x, n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
@@ -121,7 +153,7 @@ int main(int argc, char** argv) {
     verdict.exact("state after all steps vs CPU", expected.data(), got.data(), n);
     // Every step's result, written by shift: the sum of what the CPU's steps give at each address.
     std::vector<uint32_t> state = x;
-    unsigned long long want = 0, wrote = 0, runs = 0;
+    unsigned long long want = 0, wrote = 0;
     for (int i = 0; i < steps; ++i) {
         Step p = step_params(i);
         for (int j = 0; j < n; ++j) {
@@ -130,14 +162,16 @@ int main(int argc, char** argv) {
         }
     }
     CHECK(cudaMemcpyFromSymbol(&wrote, gpu_witness, sizeof wrote));
-    CHECK(cudaMemcpyFromSymbol(&runs, kernel_runs, sizeof runs));
     verdict.check(wrote == want, "every step computed by the kernels, in order");
-    verdict.check(graph_instantiations == 1 && graph_nodes == 2,
-                  "one instantiation, of a graph of 2 nodes (" + std::to_string(graph_instantiations) +
-                      " instantiation(s), " + std::to_string(graph_nodes) + " nodes)");
-    verdict.check(graph_launches == steps && runs == 2ull * steps,
-                  "every step one launch of the executable graph, no plain launches (" + std::to_string(graph_launches) +
-                      " graph launches, " + std::to_string(runs) + " kernels ran)");
+    verdict.check(graph_instantiations == 1 && graph_nodes == 2 && graph_kernel_nodes == 2,
+                  "one instantiation, of a graph of 2 kernel nodes (" + std::to_string(graph_instantiations) +
+                      " instantiation(s), " + std::to_string(graph_nodes) + " nodes, " +
+                      std::to_string(graph_kernel_nodes) + " kernel nodes)");
+    verdict.check(graph_launches == steps && launches_not_two == 0 && runs_outside == 0,
+                  "every step one graph launch, which ran 2 kernels; no plain launches (" +
+                      std::to_string(graph_launches) + " graph launches, " + std::to_string(launches_not_two) +
+                      " of them not 2 kernel runs; kernel runs: " + std::to_string(runs_in_graphs) + " inside graph "
+                      "launches, " + std::to_string(runs_outside) + " outside, " + std::to_string(runs) + " in all)");
 
     CHECK(cudaGraphExecDestroy(exec));
     CHECK(cudaStreamDestroy(s));

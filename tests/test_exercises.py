@@ -5,7 +5,8 @@ each exercise with its manual section, a solution changes the exercise only insi
 that its second hint points to, the predict answers are judged right (solutions) and not yet (the
 blank answers.txt), and every exercise and solution builds without a warning.
 With a GPU: the published exercises all come out `not yet` (a check that calls a buggy program
-solved is a defect) and the solutions all `solved`, each by the check the exercise names."""
+solved is a defect) and the solutions all `solved`, each by the check the exercise names, and each
+fix/faster solution run with CUDA_LAB_CORRUPT=1 ends FAILED."""
 import difflib
 import os
 import re
@@ -200,6 +201,30 @@ def test_exercise_not_yet_solution_solved(verdicts, chapter, entry, request):
         line = lines.get(entry.name, "")
         got = re.sub(r"^\S+\s+", "", line)
         assert got.startswith(want), f"{kind}: expected '{want}', got: {line!r}\n{log[-2000:]}"
+
+
+RUN_CHECKED = [(c, e) for c, e in ENTRIES if e.kind in ("fix", "faster")]
+
+
+@ONE_BUILD
+@pytest.mark.parametrize("chapter,entry", RUN_CHECKED, ids=[f"{c}/{e.name}" for c, e in RUN_CHECKED])
+def test_solution_fails_when_corrupted(built, chapter, entry, request):
+    """CUDA_LAB_CORRUPT=1 (common/corrupt.h): each solution, run as make check runs it, must end FAILED
+    (exit 1) - a check of an exercise that cannot fail would grade a wrong region `solved`.
+    tests/test_corruption.py does this for the programs of tests/manifest.txt, this for the exercises."""
+    if not selected(request.config, chapter):
+        pytest.skip("another chapter selected")
+    has, why = gpu_probe()
+    if not has:
+        pytest.skip(f"no GPU: {why}")
+    out, rc, log = built[(chapter, "solutions")]
+    assert rc == 0, log[-3000:]
+    r = subprocess.run([str(out / entry.program), *entry.args], cwd=out, capture_output=True, text=True,
+                       env=dict(os.environ, CUDA_LAB_CORRUPT="1"), timeout=entry.timeout)
+    if r.returncode == 77:
+        pytest.skip((r.stdout.strip().splitlines() or [r.stderr.strip()])[-1])
+    last = (r.stdout.strip().splitlines() or [""])[-1]
+    assert r.returncode == 1 and last.startswith("FAILED"), f"exit {r.returncode}, last line {last!r}"
 
 
 # ---- tools/exercises.py itself, without a GPU: fake programs and a fake compute-sanitizer.

@@ -64,6 +64,7 @@ __global__ void complicatedCalculation(int* data, long long n) {
 // ---- your change: end ----
 REGION_GUARD_RUNTIME();  // Guard (common/guard.h): the build stops here if your region declares a name the code below calls.
 REGION_GUARD(final_value); REGION_GUARD(random_vector<int>); REGION_GUARD(bench_turns_ms); REGION_GUARD(gbps);
+REGION_GUARD(lab_corrupt<int>);
 }  // namespace yours: the program calls only these of your region, and with these types
 using yours::field_offset; using yours::complicatedCalculation;
 REGION_SIGNATURE(field_offset, long long (*)(int, long long, long long));

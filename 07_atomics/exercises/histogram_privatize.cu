@@ -70,7 +70,7 @@ __global__ void histogram_global(const uint8_t* in, size_t n, unsigned* hist) {
 namespace yours {  // Guard (common/guard.h): the build stops here if your region declares a name the code below calls.
 REGION_GUARD_RUNTIME();
 REGION_GUARD(histogram_cpu); REGION_GUARD(hash_u32); REGION_GUARD(fill_round); REGION_GUARD(histogram_global);
-REGION_GUARD(bench_turns_ms); REGION_GUARD(gbps);
+REGION_GUARD(bench_turns_ms); REGION_GUARD(gbps); REGION_GUARD(lab_corrupt<unsigned>);
 }  // namespace yours
 
 int main(int argc, char** argv) {
@@ -98,10 +98,9 @@ int main(int argc, char** argv) {
     std::printf("%lld input bytes, %d blocks of %d threads; skewed input: %.0f%% of the bytes are %u\n", n, blocks,
                 BLOCK, 100 * skew, DOMINANT);
 
-    uint8_t *d_in, *d_ref_in;  // the round's input, and the program's copy of it for the reference count
+    uint8_t* d_in;
     unsigned *d_hist, *d_ref_hist;
     CHECK(cudaMalloc(&d_in, n));
-    CHECK(cudaMalloc(&d_ref_in, n));
     CHECK(cudaMalloc(&d_hist, BINS * sizeof(unsigned)));
     CHECK(cudaMalloc(&d_ref_hist, BINS * sizeof(unsigned)));
     D2DCopy copy((size_t)n);  // the baseline: cudaMemcpy D2D of the same n bytes (counts read + write)
@@ -126,26 +125,28 @@ int main(int argc, char** argv) {
         verdict.exact(std::string(names[d]) + " histogram", ref, got, BINS);
         // Every timed round, warm-ups included, counts new input (uniform, or as skewed as this one,
         // from a key drawn at run time for that round: no kernel can know it before the round), and
-        // after it your counts are compared with the plain kernel's of the same input, counted from
-        // the program's copy of it (your kernel gets d_in: what it writes there changes nothing) and
-        // after yours: no buffer holds the answer to the input while yours runs.
+        // after it your counts are compared with the plain kernel's of the same input. Those are
+        // counted before your kernel runs and copied to the host (want), and the device copy is
+        // zeroed: no buffer holds the answer to the input while yours runs, and nothing it writes
+        // can change the counts it is compared with.
         int round = 0;
         long long wrong_rounds = 0;
+        unsigned want[BINS];
         std::random_device entropy;
         auto compare_round = [&] {
-            unsigned want[BINS];
-            CHECK(cudaMemset(d_ref_hist, 0, BINS * sizeof(unsigned)));
-            histogram_global<<<blocks, BLOCK>>>(d_ref_in, (size_t)n, d_ref_hist);
-            CHECK_LAUNCH();
             CHECK(cudaMemcpy(got, d_hist, sizeof got, cudaMemcpyDeviceToHost));
-            CHECK(cudaMemcpy(want, d_ref_hist, sizeof want, cudaMemcpyDeviceToHost));
+            lab_corrupt(got, BINS);  // CUDA_LAB_CORRUPT=1: this check too must fail (common/corrupt.h)
             wrong_rounds += !std::equal(want, want + BINS, got);
         };
         auto next_round = [&] {
             if (round > 0) compare_round();
             fill_round<<<blocks, BLOCK>>>(d_in, (size_t)n, entropy(), d == 0 ? 0u : threshold);
             CHECK_LAUNCH();
-            CHECK(cudaMemcpy(d_ref_in, d_in, n, cudaMemcpyDeviceToDevice));
+            CHECK(cudaMemset(d_ref_hist, 0, BINS * sizeof(unsigned)));
+            histogram_global<<<blocks, BLOCK>>>(d_in, (size_t)n, d_ref_hist);
+            CHECK_LAUNCH();
+            CHECK(cudaMemcpy(want, d_ref_hist, sizeof want, cudaMemcpyDeviceToHost));
+            CHECK(cudaMemset(d_ref_hist, 0, BINS * sizeof(unsigned)));
             CHECK(cudaMemset(d_hist, 0xff, BINS * sizeof(unsigned)));
             ++round;
         };
@@ -162,7 +163,6 @@ int main(int argc, char** argv) {
     }
     std::printf("ratio vs copy: %.4f (input GB/s of the slower input / this GPU's D2D GB/s; make check wants >= 0.15, set on an H100)\n", worst);
     CHECK(cudaFree(d_in));
-    CHECK(cudaFree(d_ref_in));
     CHECK(cudaFree(d_hist));
     CHECK(cudaFree(d_ref_hist));
     return verdict.finish();

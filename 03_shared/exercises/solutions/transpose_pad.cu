@@ -99,6 +99,7 @@ namespace yours {  // Guard (common/guard.h): the build stops here if your regio
 REGION_GUARD_RUNTIME();
 REGION_GUARD(transpose_cpu); REGION_GUARD(check_shape); REGION_GUARD(hashed_value); REGION_GUARD(fill_round);
 REGION_GUARD(count_wrong); REGION_GUARD(random_vector<float>); REGION_GUARD(bench_turns_ms); REGION_GUARD(gbps);
+REGION_GUARD(lab_corrupt<float>);
 }  // namespace yours
 
 int main(int argc, char** argv) {
@@ -125,7 +126,6 @@ int main(int argc, char** argv) {
     CHECK(cudaMalloc(&d_out, bytes));
     unsigned long long* d_wrong;
     CHECK(cudaMalloc(&d_wrong, sizeof(unsigned long long)));
-    CHECK(cudaMemset(d_wrong, 0, sizeof(unsigned long long)));
     dim3 block(TILE, ROWS), grid((cols + TILE - 1) / TILE, (rows + TILE - 1) / TILE);
     auto run = [&] { transpose_tile<<<grid, block>>>(d_in, d_out, rows, cols); };
     // A transpose reads and writes every byte once, like a copy: cudaMemcpy D2D is its ceiling. The
@@ -135,9 +135,24 @@ int main(int argc, char** argv) {
     int round = 0;
     std::random_device entropy;
     unsigned long long key = 0;  // the round's, drawn at run time for each round
+    // Each round's count is zeroed before it, read back after it and added up on the host: a later
+    // round cannot hide an earlier wrong one by resetting the count. With CUDA_LAB_CORRUPT=1 one
+    // element of out is changed (on the host, common/corrupt.h) before the count: it must see it.
+    unsigned long long wrong = 0;
     auto check_round = [&] {
+        if (lab_corrupt_on()) {
+            size_t mid = lab_corrupt_index((size_t)rows * cols);
+            float v = 0.f;
+            CHECK(cudaMemcpy(&v, d_out + mid, sizeof v, cudaMemcpyDeviceToHost));
+            lab_corrupt(&v, 1);
+            CHECK(cudaMemcpy(d_out + mid, &v, sizeof v, cudaMemcpyHostToDevice));
+        }
+        CHECK(cudaMemset(d_wrong, 0, sizeof(unsigned long long)));
         count_wrong<<<1024, 256>>>(d_out, rows, cols, key, d_wrong);
         CHECK_LAUNCH();
+        unsigned long long c = 0;
+        CHECK(cudaMemcpy(&c, d_wrong, sizeof c, cudaMemcpyDeviceToHost));
+        wrong += c;
     };
     auto next_round = [&] {
         if (round > 0) check_round();
@@ -149,8 +164,6 @@ int main(int argc, char** argv) {
     };
     std::vector<double> t = bench_turns_ms({run, [&] { copy(); }}, reps, next_round);
     check_round();
-    unsigned long long wrong = 0;
-    CHECK(cudaMemcpy(&wrong, d_wrong, sizeof wrong, cudaMemcpyDeviceToHost));
     verdict.check(wrong == 0, "transpose_tile in all " + std::to_string(round) + " rounds, warm-ups and timed (new matrix each): " +
                                   std::to_string(wrong) + " elements wrong");
     double ms = t[0], bw = gbps(2.0 * bytes, ms), d2d = copy.gbps(t[1]);

@@ -225,6 +225,11 @@ def test_solution_fails_when_corrupted(built, chapter, entry, request):
         pytest.skip((r.stdout.strip().splitlines() or [r.stderr.strip()])[-1])
     last = (r.stdout.strip().splitlines() or [""])[-1]
     assert r.returncode == 1 and last.startswith("FAILED"), f"exit {r.returncode}, last line {last!r}"
+    # The timed rounds' checks (the faster exercises') must fail too, not only the first check: they
+    # are the ones that catch a kernel that replays or skips work (lab_corrupt in each round's check).
+    rounds = [l for l in r.stdout.splitlines() if l.startswith("  check") and re.search(r"\brounds\b", l)]
+    still_ok = [l for l in rounds if not l.rstrip().endswith("MISMATCH")]
+    assert not still_ok, f"round checks that CUDA_LAB_CORRUPT did not fail: {still_ok}"
 
 
 # ---- tools/exercises.py itself, without a GPU: fake programs and a fake compute-sanitizer.
@@ -279,9 +284,31 @@ def test_uses_rule(tmp_path, region, missing):
         assert why == "", why
 
 
+@pytest.mark.parametrize("region,why", [
+    ("atomicAdd(c, 1u); __syncthreads();", ""),
+    ("atomicAdd (c, 1u); __syncthreads ();", ""),  # a call with a space before (
+    ("auto f = atomicAdd; __syncthreads();", "does not use atomicAdd()"),  # named, not called
+    ("unsigned atomicAdd = 0; atomicAdd(c, 1u); __syncthreads();", "declares `atomicAdd` itself"),
+    ("__device__ unsigned atomicAdd(unsigned* p, unsigned v) { return *p += v; } __syncthreads();",
+     "declares `atomicAdd` itself"),
+    ("atomicAdd(c, 1u); __shared__ long long __syncthreads; __syncthreads();", "declares `__syncthreads` itself"),
+    ("atomicAdd(c, 1u); int* __syncthreads = nullptr; __syncthreads();", "declares `__syncthreads` itself"),
+    ("return atomicAdd(c, 1u) + x * __syncthreads_count(1);", "does not use __syncthreads()"),  # not a declaration
+])
+def test_uses_calls_and_own_declarations(tmp_path, region, why):
+    """`NAME()` in uses must be called; a region that declares a uses name itself (a variable, a function
+    of its own) is refused - the reading of the text would take it for CUDA's (review of 5826316)."""
+    f = fake_exercise(uses="atomicAdd(), __syncthreads()")
+    assert f.problems() == [] and f.uses == [["atomicAdd()"], ["__syncthreads()"]]
+    src = tmp_path / "prog.cu"
+    src.write_text("\n".join(["int before;", ex.BEGIN_MARK + " ----", region, ex.END_MARK + " ----"]) + "\n")
+    got = ex.missing_use(f, src)
+    assert (why in got) if why else got == "", got
+
+
 def test_uses_entries_are_names():
     assert fake_exercise(uses="atomicAdd|atomic-Add").problems() == [
-        "uses: `atomic-Add` is not a name (NAME, NS::NAME or words such as `long long`)"]
+        "uses: `atomic-Add` is not a name (NAME, NAME() for a call, NS::NAME or words such as `long long`)"]
     assert fake_exercise(kind="predict", expect="1", uses="atomicAdd").problems() == [
         "uses is for a fix or faster exercise"]
 
@@ -303,7 +330,7 @@ def test_uses_after_a_passing_run(tmp_path, monkeypatch):
     assert status == "not yet" and why.startswith("the program's own check"), why
     write_script(work / entry.program, "echo PASSED")
     status, why = ex.grade(chapter, entry, work, work)
-    assert status == "not yet" and "does not use atomicAdd|" in why, why
+    assert status == "not yet" and "does not use atomicAdd()|" in why, why
     (work / entry.source).write_text((chapter / "exercises" / "solutions" / entry.source).read_text())
     assert ex.grade(chapter, entry, work, work)[0] == "solved"
 

@@ -105,9 +105,11 @@ would fire). A fix exercise whose program's check a correct kernel of any shape 
 `uses` the mechanism its fix is about (racy_count: an atomic function; sum_overflow: the shared-memory
 tree's __shared__ and a block barrier; reduce_sync: the same): the region's code, comments and
 literals removed, must hold, for each entry, one of its names (NAME|NAME: alternatives) as a whole token
-(missing_use). grade applies it after a run that passed, so that an unchanged exercise shows its own
-failure rather than a reason that names the fix. It reads the text only: a name in code that never
-runs passes it, and reading the region stays the instructor's job.
+- `NAME()` as a call, `NAME (` - and must not declare any of those names itself (a local `unsigned
+atomicAdd` or a __device__ atomicInc of its own; missing_use). grade applies it after a run that
+passed, so that an unchanged exercise shows its own failure rather than a reason that names the fix.
+It reads the text only: a call in code that never runs passes it, and reading the region stays the
+instructor's job.
 
 exercises.txt keys: kind, section (manual section, number and title), title, source (fix/faster:
 the .cu file), args, sanitizer (comma list), measure, target, expect (predict: a number, a range
@@ -116,8 +118,8 @@ look: a line range of the source, or which figure to read), lines (fix/faster: t
 e.g. 40-52, that hint2 points to; the test suite checks that the solution differs from the
 exercise only there), forbidden and required (comma lists, above; a required kernel launch may hold
 commas inside its <<<...>>> and parentheses), uses (fix/faster: a comma list of entries, each one or
-more names separated by `|`, e.g. `__shared__, __syncthreads|__syncthreads_count`: the region must
-use one name of every entry, above), timeout (seconds per run).
+more names separated by `|`, e.g. `__shared__, __syncthreads()|__syncthreads_count()`: the region
+must use one name of every entry, a NAME() as a call, above), timeout (seconds per run).
 
 Hints are graded: the first `not yet` of an exercise shows hint1, later ones hint2 as well. The
 count is kept in BIN/.attempts.json. Exit status: 0 all solved, 1 some not yet, 77 none not yet
@@ -219,8 +221,9 @@ class Exercise:
                     p.append(f"unknown sanitizer tool {t}")
         for alternatives in self.uses:
             for n in alternatives:
-                if not re.fullmatch(r"[A-Za-z_]\w*((\s*::\s*|\s+)[A-Za-z_]\w*)*", n):
-                    p.append(f"uses: `{n}` is not a name (NAME, NS::NAME or words such as `long long`)")
+                if not re.fullmatch(r"[A-Za-z_]\w*((\s*::\s*|\s+)[A-Za-z_]\w*)*|[A-Za-z_]\w*\(\)", n):
+                    p.append(f"uses: `{n}` is not a name (NAME, NAME() for a call, NS::NAME or words such as "
+                             f"`long long`)")
         if self.uses and self.kind not in ("fix", "faster"):
             p.append("uses is for a fix or faster exercise")
         if self.kind == "faster":
@@ -1292,20 +1295,43 @@ def tampering(ex, src_file, published_file):
 
 def has_tokens(tokens, name):
     """Whether the token list `tokens` holds the name `name` (one identifier, NS::NAME or `long long`)
-    as whole tokens, in a row."""
-    want = TOKEN.findall(name)
+    as whole tokens, in a row; `NAME()` (a function of CUDA's) only where a call follows, `NAME(`."""
+    call = name.endswith("()")
+    want = TOKEN.findall(name[:-2] if call else name) + (["("] if call else [])
     return any(tokens[k:k + len(want)] == want for k in range(len(tokens) - len(want) + 1))
+
+
+def declares_itself(tokens, name):
+    """Whether the region declares `name` (an identifier) as a variable or function of its own: after
+    a type (`unsigned atomicAdd = 0;`, `__device__ unsigned atomicInc(unsigned* p, ...) {`, `__shared__
+    long long __syncthreads_or;`), or after * or & that follow a type, as a variable (`int* atomicAdd;`)."""
+    word = lambda t: bool(_DECL_WORD.fullmatch(t)) and t not in STATEMENT_WORDS
+    for k in range(1, len(tokens)):
+        if tokens[k] != name:
+            continue
+        if word(tokens[k - 1]):
+            return True
+        if (tokens[k - 1] in ("*", "&") and k >= 2 and word(tokens[k - 2]) and k + 1 < len(tokens) and
+                tokens[k + 1] in ("=", ";", ",", ")", "[", "{")):
+            return True
+    return False
 
 
 def missing_use(ex, src_file):
     """The exercise's `uses` rule: for each entry, the region's code (comments and literals removed)
-    must hold one of its names as a whole token. The reason for the first entry it lacks, or ''.
-    A check of the text: a name in code that never runs passes it (the instructor reads the region)."""
+    must hold one of its names as a whole token (`NAME()`: called), and none of the names of `uses`
+    may be one the region declares itself (a local `unsigned atomicAdd` or a __device__ atomicInc of
+    its own would satisfy a reading of the text). The reason for the first entry it lacks, or ''.
+    A check of the text: a call in code that never runs passes it (the instructor reads the region)."""
     lines = src_file.read_text(errors="replace").splitlines()
     f = fence(lines)
     if not ex.uses or f is None:
         return ""
     tokens = TOKEN.findall(strip_code("\n".join(lines[f[0] + 1:f[1]])))
+    for n in (n[:-2] if n.endswith("()") else n for alternatives in ex.uses for n in alternatives):
+        if " " not in n and "::" not in n and declares_itself(tokens, n):
+            return (f"{ex.source}: your region declares `{n}` itself, a name of CUDA's that this exercise's "
+                    f"check reads as the mechanism of its fix: give yours another name")
     for alternatives in ex.uses:
         if not any(has_tokens(tokens, n) for n in alternatives):
             what = "|".join(alternatives)

@@ -37,7 +37,7 @@ REGION_SIGNATURE(prepare, void (*)(float*, float*, size_t, int));
 
 namespace yours {  // Guard (common/guard.h): the build stops here if your region declares a name the code below calls.
 REGION_GUARD_RUNTIME();
-REGION_GUARD(add); REGION_GUARD(random_vector<int>); REGION_GUARD(device_attribute); REGION_GUARD(bench_turns_ms);
+REGION_GUARD(add); REGION_GUARD(random_vector<int>); REGION_GUARD(device_attribute); REGION_GUARD(bench_turns_ms); REGION_GUARD(lab_corrupt<float>);
 }  // namespace yours
 
 int main(int argc, char** argv) {
@@ -83,7 +83,9 @@ int main(int argc, char** argv) {
     long long wrong_rounds = 0;
     auto check_round = [&] {
         CHECK(cudaDeviceSynchronize());  // the CPU reads my only after add() has finished
-        wrong_rounds += !std::equal(ref.begin(), ref.end(), my);
+        std::vector<float> got(my, my + n);
+        lab_corrupt(got.data(), (size_t)n);  // CUDA_LAB_CORRUPT=1: this check too must fail (common/corrupt.h)
+        wrong_rounds += !std::equal(ref.begin(), ref.end(), got.begin());
         ++rounds;
     };
     auto setup = [&] {
@@ -106,7 +108,7 @@ int main(int argc, char** argv) {
     Verdict verdict;
     verdict.exact("y = x + y (managed, last run)", ref.data(), my, n);
     check_round();
-    verdict.check(wrong_rounds == 0, "y = x + y (managed) in all " + std::to_string(rounds) + " timed rounds: " +
+    verdict.check(wrong_rounds == 0, "y = x + y (managed) in all " + std::to_string(rounds) + " rounds, warm-up and timed: " +
                                          std::to_string(wrong_rounds) + " wrong");
 
     std::printf("add() of %lld floats (3 x %.1f MB): cudaMalloc %.4f ms (%.1f GB/s), managed %.4f ms (%.1f GB/s)\n", n,

@@ -39,7 +39,7 @@ REGION_SIGNATURE(count_above, void (*)(const int*, int, int, unsigned*));
 
 namespace yours {  // Guard (common/guard.h): the build stops here if your region declares a name the code below calls.
 REGION_GUARD_RUNTIME();
-REGION_GUARD(count_cpu); REGION_GUARD(random_vector<int>);
+REGION_GUARD(count_cpu); REGION_GUARD(random_vector<int>); REGION_GUARD(lab_corrupt<unsigned>);
 }  // namespace yours
 
 int main(int argc, char** argv) {
@@ -64,6 +64,7 @@ int main(int argc, char** argv) {
     CHECK_LAUNCH();
     unsigned got = 0;
     CHECK(cudaMemcpy(&got, d_count, sizeof got, cudaMemcpyDeviceToHost));
+    lab_corrupt(&got, 1);  // CUDA_LAB_CORRUPT=1: the check below must fail (common/corrupt.h)
 
     std::printf("%d values in [0, 999], %d blocks of %d threads; values > %d:\n", n, blocks, BLOCK, threshold);
     std::printf("  CPU count %d\n  GPU count %u (%lld increments lost)\n", expected, got,

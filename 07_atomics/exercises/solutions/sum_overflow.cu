@@ -47,7 +47,7 @@ REGION_SIGNATURE(sum_gpu, void (*)(const int*, int, unsigned long long*));
 
 namespace yours {  // Guard (common/guard.h): the build stops here if your region declares a name the code below calls.
 REGION_GUARD_RUNTIME();
-REGION_GUARD(sum_cpu); REGION_GUARD(random_vector<int>);
+REGION_GUARD(sum_cpu); REGION_GUARD(random_vector<int>); REGION_GUARD(lab_corrupt<unsigned long long>);
 }  // namespace yours
 
 int main(int argc, char** argv) {
@@ -71,6 +71,7 @@ int main(int argc, char** argv) {
     CHECK_LAUNCH();
     unsigned long long got = 0;
     CHECK(cudaMemcpy(&got, d_total, sizeof got, cudaMemcpyDeviceToHost));
+    lab_corrupt(&got, 1);  // CUDA_LAB_CORRUPT=1: the check below must fail (common/corrupt.h)
 
     long long diff = (long long)(got - (unsigned long long)expected);  // two's complement difference
     std::printf("%d values in [0, 2^31 - 1], %d blocks of %d threads\n", n, blocks, BLOCK);

@@ -18,14 +18,23 @@
 #include <vector>
 #include "common.cuh"
 
-// Path A: iterations of a linear congruential generator (one multiply-add each).
+// The two paths are loops whose k steps cannot be taken in fewer: a plain linear congruential step
+// (affine mod 2^32) or a plain xorshift (linear over GF(2)) can be jumped ahead k steps in about
+// log2(k) products, which would make a kernel faster without touching the divergence the exercise is
+// about. So path A follows each multiply-add with an xor-shift, and path B adds a constant after each
+// xorshift: mixing + and ^ makes either step neither (review of 5826316). The chapter's
+// warp_divergence.cu has the plain steps.
+// Path A: iterations of a multiply-add and an xor-shift.
 __host__ __device__ inline uint32_t path_a(uint32_t v, int iters) {
     uint32_t h = v;
     int k = iters + (int)(v & 63);
-    for (int j = 0; j < k; ++j) h = h * 1664525u + 1013904223u;
+    for (int j = 0; j < k; ++j) {
+        h = h * 1664525u + 1013904223u;
+        h ^= h >> 15;
+    }
     return h;
 }
-// Path B: iterations of xorshift32 (three shifts and three xors each).
+// Path B: iterations of xorshift32 (three shifts and three xors) and an added constant.
 __host__ __device__ inline uint32_t path_b(uint32_t v, int iters) {
     uint32_t h = v | 1u;
     int k = iters + (int)((v >> 6) & 63);
@@ -33,6 +42,7 @@ __host__ __device__ inline uint32_t path_b(uint32_t v, int iters) {
         h ^= h << 13;
         h ^= h >> 17;
         h ^= h << 5;
+        h += 0x9e3779b9u;
     }
     return h;
 }

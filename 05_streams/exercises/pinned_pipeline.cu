@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 #include "common.cuh"
@@ -108,8 +109,10 @@ int main(int argc, char** argv) {
     p.h_in = host_alloc(p.n);
     p.h_out = host_alloc(p.n);
     // The pipeline's host buffers must be host memory: pinned (cudaMallocHost, cudaHostRegister) or
-    // pageable (new, malloc). Managed memory would let a kernel read and write them in place, with
-    // no copy to overlap; device memory is not the host's to fill. Checked before anything uses them.
+    // pageable (new, malloc) - what the exercise is about. Managed or device memory is refused here,
+    // with a message that says so, before anything uses them (device memory is not the host's to
+    // fill). What keeps the work in lcg_steps on the pipeline's device buffers is the count and the
+    // check of p.d_out below: a kernel can read and write pinned memory in place too.
     auto memory = [](const void* q) -> std::string {
         cudaPointerAttributes a{};
         CHECK(cudaPointerGetAttributes(&a, q));
@@ -174,6 +177,7 @@ int main(int argc, char** argv) {
     CHECK(cudaMemset(p.d_out, 0xff, bytes));
     unsigned long long zero = 0, computed = 0;
     CHECK(cudaMemcpyToSymbol(lcg_elements, &zero, sizeof zero));
+    CHECK(cudaDeviceSynchronize());  // the resets above are done before work on any stream begins
     issue_pipeline(p);
     CHECK(cudaDeviceSynchronize());
     std::vector<uint32_t> got_h(p.n), got_d(p.n);  // the program's copies of h_out and p.d_out
@@ -186,12 +190,14 @@ int main(int argc, char** argv) {
 
     // Timed in turns, `reps` rounds: the parts of the bound and the pipeline, the shortest time of each
     // (bench_turns_ms, which keeps the ratio when other processes share the GPU). Every round, warm-ups
-    // included, gets new input (the seeded input xor a key of the round) and poisoned outputs on both
+    // included, gets new input (the seeded input xor a key drawn at run time for that round, so that
+    // no earlier call can have staged it) and poisoned outputs on both
     // sides, and after it (untimed) the program copies h_out and p.d_out and checks both, with the
     // count of elements that lcg_steps computed from p.d_in into p.d_out in that round: n (every
     // element by the kernel, once; the bound's kernel, on the program's buffers, does not count).
     int round = 0;
     uint32_t key = 0;
+    std::random_device entropy;
     long long wrong_rounds = 0;
     auto check_round = [&] {
         CHECK(cudaDeviceSynchronize());
@@ -209,7 +215,7 @@ int main(int argc, char** argv) {
     };
     auto next_round = [&] {
         if (round > 0) check_round();
-        key = 0x9e3779b9u * (uint32_t)(round + 1);
+        key = entropy();
         for (size_t i = 0; i < p.n; ++i) p.h_in[i] = input[i] ^ key;
         std::memset(p.h_out, 0xff, bytes);
         CHECK(cudaMemset(p.d_out, 0xff, bytes));

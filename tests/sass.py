@@ -49,6 +49,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+from cuda_tools import find_tool, tool_env  # noqa: E402  (tools/exercises.py reads SASS too)
 CLAIMS_DIR = ROOT / "tests" / "sass_claims"
 OPS = {"==": lambda a, b: a == b, ">=": lambda a, b: a >= b, "<=": lambda a, b: a <= b}
 SCOPES = ("function", "max-loop")  # and before:REGEX
@@ -109,34 +111,6 @@ def load_claims(chapter=None, path=CLAIMS_DIR):
 # ---- tools ---------------------------------------------------------------------------------------
 
 @functools.lru_cache(None)
-def find_tool(name):
-    """A CUDA binary tool (cuobjdump, nvdisasm): PATH, $CUDA_PATH/bin, next to nvcc, or a PyPI package
-    nvidia-cuda-NAME (nvidia/cu*/bin/NAME on sys.path). None if nowhere."""
-    p = shutil.which(name)
-    if p:
-        return p
-    dirs = []
-    if os.environ.get("CUDA_PATH"):
-        dirs.append(Path(os.environ["CUDA_PATH"]) / "bin")
-    nvcc = shutil.which("nvcc")
-    if nvcc:
-        dirs.append(Path(nvcc).resolve().parent)
-    for d in sys.path:
-        dirs += sorted(Path(d).glob("nvidia/cu*/bin"), reverse=True) if d and Path(d).is_dir() else []
-    for d in dirs:
-        if (d / name).is_file() and os.access(d / name, os.X_OK):
-            return str(d / name)
-    return None
-
-
-def tool_env():
-    """Environment for cuobjdump: its nvdisasm (which -sass may use) on PATH too."""
-    env = dict(os.environ)
-    extra = [str(Path(t).parent) for t in (find_tool("cuobjdump"), find_tool("nvdisasm")) if t]
-    env["PATH"] = os.pathsep.join(extra + [env.get("PATH", "")])
-    return env
-
-
 def sh(cmd, cwd=ROOT, **kw):
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, **kw)
 

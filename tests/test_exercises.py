@@ -159,6 +159,25 @@ def test_static_initialization_accepted(built, chapter, kind, request):
     assert not any(refused.values()), refused
 
 
+@ONE_BUILD
+@pytest.mark.parametrize("chapter", WITH_EXERCISES)
+def test_solutions_pass_the_sass_rule(built, chapter, request):
+    """Every solution's built kernel has the instructions its exercise's `sass` names (tools/exercises.py
+    sass_missing, cuobjdump -sass): the rule must refuse only a region without the mechanism."""
+    if not selected(request.config, chapter):
+        pytest.skip("another chapter selected")
+    if not ex.find_tool("cuobjdump"):
+        pytest.skip("cuobjdump not found (the CUDA Toolkit's, or pip install nvidia-cuda-cuobjdump)")
+    out, rc, log = built[(chapter, "solutions")]
+    assert rc == 0, log[-3000:]
+    with_sass = [e for e in ex.load(ROOT / chapter) if e.sass]
+    if not with_sass:
+        pytest.skip("no exercise of this chapter has a sass rule")
+    assert all(ex.region_sass(out / e.program) for e in with_sass), "no SASS of the region found"
+    refused = {e.name: ex.sass_missing(e, out / e.program) for e in with_sass}
+    assert not any(refused.values()), refused
+
+
 @pytest.fixture(scope="session")
 def verdicts(built):
     """tools/exercises.py check on every built folder, on the GPU: {(chapter, kind): {name: line}}."""
@@ -228,6 +247,7 @@ def test_solution_fails_when_corrupted(built, chapter, entry, request):
     # The timed rounds' checks (the faster exercises') must fail too, not only the first check: they
     # are the ones that catch a kernel that replays or skips work (lab_corrupt in each round's check).
     rounds = [l for l in r.stdout.splitlines() if l.startswith("  check") and re.search(r"\brounds\b", l)]
+    assert rounds or entry.kind != "faster", "a faster exercise prints its timed rounds' check (`... rounds ...`)"
     still_ok = [l for l in rounds if not l.rstrip().endswith("MISMATCH")]
     assert not still_ok, f"round checks that CUDA_LAB_CORRUPT did not fail: {still_ok}"
 
@@ -293,7 +313,8 @@ def test_uses_rule(tmp_path, region, missing):
      "declares `atomicAdd` itself"),
     ("atomicAdd(c, 1u); __shared__ long long __syncthreads; __syncthreads();", "declares `__syncthreads` itself"),
     ("atomicAdd(c, 1u); int* __syncthreads = nullptr; __syncthreads();", "declares `__syncthreads` itself"),
-    ("return atomicAdd(c, 1u) + x * __syncthreads_count(1);", "does not use __syncthreads()"),  # not a declaration
+    ("atomicAdd(c, 1u); y = x * __syncthreads();", ""),  # a product, not a declaration through *
+    ("atomicAdd(c, 1u); y = x & __syncthreads();", ""),
 ])
 def test_uses_calls_and_own_declarations(tmp_path, region, why):
     """`NAME()` in uses must be called; a region that declares a uses name itself (a variable, a function

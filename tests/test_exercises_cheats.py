@@ -10,7 +10,10 @@ NN_name/exercises/EXERCISE.cu. Its first three lines say what it is:
     //        the exercise's `uses` rule, which make check applies after a run that passed) | build (the checks of
     //        the text let it through; a guard line after the region, common/guard.h, stops its build)
     //        | binary (it builds, and the check of the built program's static initialization refuses
-    //        it before it runs: code of the region before main) | gpu (only a run can)
+    //        it before it runs: code of the region before main) | sass (it builds and passes the checks of
+    //        the text, `uses` included, and the exercise's `sass` rule - the machine code of the region's
+    //        kernel, cuobjdump -sass - refuses it; make check applies it after a run that passed)
+    //        | gpu (only a run can)
 and, optionally, a fourth:
     // scanner: words that the fence and name checks' reason contains
 for a cheat that needs a run or a build and that the checks of the text now refuse as well: the test
@@ -75,7 +78,8 @@ def test_fixtures_well_formed():
         keys = parse(p)
         assert p.parent.name in ENTRIES, f"{p}: no exercise {p.parent.name}"
         assert ENTRIES[p.parent.name][1].kind in ("fix", "faster")
-        assert keys.get("cheat") and keys.get("detected") and keys.get("needs") in ("none", "build", "binary", "gpu"), \
+        assert keys.get("cheat") and keys.get("detected") and keys.get("needs") in ("none", "build", "binary", "sass",
+                                                                               "gpu"), \
             f"{p}: {keys}"
     assert MUST_HAVE_CHEATS <= {p.parent.name for p in CHEATS}
     faster = {n for n, (_, e) in ENTRIES.items() if e.kind == "faster"}
@@ -94,6 +98,8 @@ def test_fence_and_names(path, tmp_path):
     why = ex.tampering(entry, work, ROOT / chapter / "exercises" / entry.source)
     if keys["needs"] == "none" and not why:
         why = ex.missing_use(entry, work)  # the `uses` rule: a check of the text that grade applies after the run
+    if keys["needs"] == "sass":  # the text, `uses` included, lets it through: only the machine code tells
+        assert why == "" and ex.missing_use(entry, work) == "", why or ex.missing_use(entry, work)
     words = keys["detected"] if keys["needs"] == "none" else keys.get("scanner")
     if words:
         assert why, "the fence and name checks let it through"
@@ -178,6 +184,26 @@ def test_cheat_stopped_by_the_guard(path, tmp_path):
     else:
         status, reason = ex.grade(ROOT / chapter, entry, tmp_path, tmp_path)
     assert status == "not yet", reason
+    for w in parse(path)["detected"].split(","):
+        assert w.strip() in reason, reason
+
+
+SASS_CHEATS = [p for p in CHEATS if parse(p)["needs"] == "sass"]
+
+
+@pytest.mark.xdist_group("exercise-build")
+@pytest.mark.parametrize("path", SASS_CHEATS, ids=[f"{p.parent.name}/{p.stem}" for p in SASS_CHEATS])
+def test_cheat_refused_by_its_machine_code(path, tmp_path):
+    """A region that names the mechanism without using it (an atomicAdd or a __syncthreads of its own):
+    it builds, and the exercise's `sass` rule (tools/exercises.py sass_missing, cuobjdump -sass of the
+    built program) finds no instruction of the mechanism - no GPU needed."""
+    if not ex.find_tool("cuobjdump"):
+        pytest.skip("cuobjdump not found (the CUDA Toolkit's, or pip install nvidia-cuda-cuobjdump)")
+    chapter, entry = ENTRIES[path.parent.name]
+    (tmp_path / entry.source).write_text("\n".join(cheated_lines(path)) + "\n")
+    rc, log = build(chapter, tmp_path)
+    assert rc == 0, log[-3000:]
+    reason = ex.sass_missing(entry, tmp_path / entry.program)
     for w in parse(path)["detected"].split(","):
         assert w.strip() in reason, reason
 

@@ -83,7 +83,7 @@ Kinds of exercise and what `solved` means:
            and NAME.measured, which must match `expect`;
   fix      the program passes its own CPU check (exit 0, last line PASSED) at `args`, every
            compute-sanitizer tool named in `sanitizer` reports no error, and the region has what
-           `uses` names (a check of its text, below);
+           `uses` names (a check of its text, below) and its machine code what `sass` names;
   faster   the same, and the figure that `measure` (a regular expression with one group) finds in
            its output meets `target` (e.g. `>= 1.5`); a run below target is repeated, best of 3.
 
@@ -109,7 +109,11 @@ literals removed, must hold, for each entry, one of its names (NAME|NAME: altern
 atomicAdd` or a __device__ atomicInc of its own; missing_use). grade applies it after a run that
 passed, so that an unchanged exercise shows its own failure rather than a reason that names the fix.
 It reads the text only: a call in code that never runs passes it, and reading the region stays the
-instructor's job.
+instructor's job. `sass` then reads the built program's machine code (sass_missing: cuobjdump -sass,
+the functions of namespace yours): the same mechanism as instructions (racy_count: an atomic on
+global memory, ATOM/RED; sum_overflow and reduce_sync: STS, LDS and BAR.SYNC or BAR.RED), which no
+function or variable of the region's own named atomicAdd or __syncthreads compiles to. Without
+cuobjdump (or without the region's SASS in the file) only the reading of the text remains.
 
 exercises.txt keys: kind, section (manual section, number and title), title, source (fix/faster:
 the .cu file), args, sanitizer (comma list), measure, target, expect (predict: a number, a range
@@ -119,7 +123,9 @@ e.g. 40-52, that hint2 points to; the test suite checks that the solution differ
 exercise only there), forbidden and required (comma lists, above; a required kernel launch may hold
 commas inside its <<<...>>> and parentheses), uses (fix/faster: a comma list of entries, each one or
 more names separated by `|`, e.g. `__shared__, __syncthreads()|__syncthreads_count()`: the region
-must use one name of every entry, a NAME() as a call, above), timeout (seconds per run).
+must use one name of every entry, a NAME() as a call, above), sass (fix/faster: a comma list of
+entries, each one or more SASS opcodes separated by `|`, e.g. `ATOM|RED`: the machine code of the
+region's functions must hold one opcode of every entry, below), timeout (seconds per run).
 
 Hints are graded: the first `not yet` of an exercise shows hint1, later ones hint2 as well. The
 count is kept in BIN/.attempts.json. Exit status: 0 all solved, 1 some not yet, 77 none not yet
@@ -145,6 +151,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from cuda_tools import find_tool, tool_env  # tools/cuda_tools.py: cuobjdump for the `sass` rule
 
 ROOT = Path(__file__).resolve().parent.parent
 KINDS = ("predict", "fix", "faster")
@@ -195,6 +203,9 @@ class Exercise:
         # uses: a comma list of entries, each one or more names separated by | (alternatives)
         self.uses = [[n.strip() for n in e.split("|") if n.strip()] for e in sec.get("uses", "").split(",")
                      if e.strip()]
+        # sass: a comma list of entries, each one or more SASS opcodes separated by | (alternatives)
+        self.sass = [[n.strip() for n in e.split("|") if n.strip()] for e in sec.get("sass", "").split(",")
+                     if e.strip()]
 
     @property
     def program(self):
@@ -226,6 +237,12 @@ class Exercise:
                              f"`long long`)")
         if self.uses and self.kind not in ("fix", "faster"):
             p.append("uses is for a fix or faster exercise")
+        for alternatives in self.sass:
+            for n in alternatives:
+                if not re.fullmatch(r"[A-Z][A-Z0-9_]*(\.[A-Z0-9_]+)*", n):
+                    p.append(f"sass: `{n}` is not an opcode (ATOM, BAR.SYNC: capitals, dots)")
+        if self.sass and self.kind not in ("fix", "faster"):
+            p.append("sass is for a fix or faster exercise")
         if self.kind == "faster":
             if not self.measure or not re.fullmatch(r"(>=|<=)\s*[0-9.]+", self.target):
                 p.append("a faster exercise needs measure and target (>= X or <= X)")
@@ -1329,7 +1346,7 @@ def missing_use(ex, src_file):
         return ""
     tokens = TOKEN.findall(strip_code("\n".join(lines[f[0] + 1:f[1]])))
     for n in (n[:-2] if n.endswith("()") else n for alternatives in ex.uses for n in alternatives):
-        if " " not in n and "::" not in n and declares_itself(tokens, n):
+        if " " not in n and "::" not in n and n not in REGION_KEYWORDS and declares_itself(tokens, n):
             return (f"{ex.source}: your region declares `{n}` itself, a name of CUDA's that this exercise's "
                     f"check reads as the mechanism of its fix: give yours another name")
     for alternatives in ex.uses:
@@ -1339,6 +1356,52 @@ def missing_use(ex, src_file):
                     f"{'it' if len(alternatives) == 1 else 'one of them'}: a correct result without it is not "
                     f"what the exercise teaches - its section of exercises/README.md says what this check reads; "
                     f"a check of the text)")
+    return ""
+
+
+def region_sass(binary):
+    """{mangled name: [opcode with modifiers]} of the functions of the built program that its region
+    compiled (namespace yours: mangled _ZN5yours...), from cuobjdump -sass; None when cuobjdump is not
+    found or the file holds no SASS of the region (PTX only)."""
+    tool = find_tool("cuobjdump")
+    if not tool:
+        return None
+    try:
+        r = subprocess.run([tool, "-sass", str(binary)], capture_output=True, text=True, env=tool_env(), timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    funcs, cur = {}, None
+    for line in r.stdout.splitlines():
+        m = re.match(r"\s*Function : (\S+)", line)
+        if m:
+            cur = m.group(1) if m.group(1).startswith("_ZN5yours") else None
+            if cur:
+                funcs.setdefault(cur, [])
+            continue
+        m = re.match(r"^\s*/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_.]*)", line)
+        if m and cur:
+            funcs[cur].append(m.group(1))
+    return funcs or None
+
+
+def sass_missing(ex, binary):
+    """The exercise's `sass` rule: for each entry, the machine code of the region's functions (what
+    cuobjdump -sass prints) must hold an instruction whose opcode is one of the entry's (ATOM is ATOM
+    or ATOM.ANY.MODIFIERS). Whatever the region names, a correct result without the mechanism has no
+    such instruction. The reason for the first entry it lacks, or '' (also when cuobjdump or the SASS
+    is not there: then only the `uses` reading of the text applies)."""
+    if not ex.sass:
+        return ""
+    funcs = region_sass(binary)
+    if funcs is None:
+        return ""
+    ops = [op for body in funcs.values() for op in body]
+    for alternatives in ex.sass:
+        if not any(op == a or op.startswith(a + ".") for op in ops for a in alternatives):
+            return (f"the machine code of your region (cuobjdump -sass {binary.name}) has no "
+                    f"{' or '.join(alternatives)} instruction, which the exercise's fix compiles to: the result "
+                    f"is right, but not by the mechanism the exercise teaches - its section of exercises/README.md "
+                    f"says what this check reads")
     return ""
 
 
@@ -1621,6 +1684,10 @@ def grade(chapter, ex, src, binary_dir):
     # names the fix; a correct region without the exercise's mechanism is `not yet` all the same.
     if status == "solved" and (src / ex.source).exists():
         missing = missing_use(ex, src / ex.source)
+        if missing:
+            return "not yet", missing
+    if status == "solved":
+        missing = sass_missing(ex, binary_dir / ex.program)
         if missing:
             return "not yet", missing
     return status, why

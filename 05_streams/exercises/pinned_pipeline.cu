@@ -86,7 +86,7 @@ REGION_SIGNATURE(issue_pipeline, void (*)(Pipeline));
 namespace yours {  // Guard (common/guard.h): the build stops here if your region declares a name the code below calls.
 REGION_GUARD_RUNTIME();
 REGION_GUARD(lcg_steps); REGION_GUARD(random_vector<uint32_t>); REGION_GUARD(bench_ms<FnRef>);
-REGION_GUARD(bench_turns_ms);
+REGION_GUARD(bench_turns_ms); REGION_GUARD(lab_corrupt<uint32_t>); REGION_GUARD(lab_corrupt<unsigned long long>);
 }  // namespace yours
 
 int main(int argc, char** argv) {
@@ -183,6 +183,7 @@ int main(int argc, char** argv) {
     std::vector<uint32_t> got_h(p.n), got_d(p.n);  // the program's copies of h_out and p.d_out
     CHECK(cudaMemcpy(got_d.data(), p.d_out, bytes, cudaMemcpyDeviceToHost));
     CHECK(cudaMemcpyFromSymbol(&computed, lcg_elements, sizeof computed));
+    lab_corrupt(&computed, 1);  // CUDA_LAB_CORRUPT=1: the count's check too must fail (common/corrupt.h)
     verdict.exact("pipeline output h_out vs CPU", expected.data(), p.h_out, p.n);
     verdict.exact("device output p.d_out vs CPU", expected.data(), got_d.data(), p.n);
     verdict.check(computed == p.n, "lcg_steps computed p.d_out from p.d_in, each element once (" +

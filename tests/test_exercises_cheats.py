@@ -148,11 +148,14 @@ def built_solution_like(tmp_path_factory):
 def test_solution_like_regions_build(built_solution_like, path):
     """A correct region written another way builds with the Makefile's flags, without a warning: a build
     check (a guard line, REGION_SIGNATURE, the region's const copies) that refused it would be a false
-    refusal no text check shows."""
+    refusal no text check shows. Where the exercise has a `sass` rule, the built kernel passes it too."""
     folder, rc, log = built_solution_like[path]
     assert rc == 0, log[-3000:]
     warnings = [l for l in log.splitlines() if "warning" in l.lower() and not l.startswith("nvcc ")]
     assert warnings == [], "\n".join(warnings[:20])
+    chapter, entry = ENTRIES[path.parent.name]
+    if entry.sass and ex.find_tool("cuobjdump"):  # and its machine code has what the sass rule asks for
+        assert ex.sass_missing(entry, folder / entry.program) == ""
 
 
 def build(chapter, folder):

@@ -110,7 +110,6 @@ def load_claims(chapter=None, path=CLAIMS_DIR):
 
 # ---- tools ---------------------------------------------------------------------------------------
 
-@functools.lru_cache(None)
 def sh(cmd, cwd=ROOT, **kw):
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, **kw)
 

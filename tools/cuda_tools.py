@@ -1,11 +1,13 @@
 """Where the CUDA binary tools are (cuobjdump, nvdisasm): tools/exercises.py reads the machine code of
 a student's kernel with cuobjdump, tests/sass.py the programs'. Host-only; no GPU needed."""
+import functools
 import os
 import shutil
 import sys
 from pathlib import Path
 
 
+@functools.lru_cache(None)
 def find_tool(name):
     """A CUDA binary tool (cuobjdump, nvdisasm): PATH, $CUDA_PATH/bin, next to nvcc, or a PyPI package
     nvidia-cuda-NAME (nvidia/cu*/bin/NAME on sys.path). None if nowhere."""

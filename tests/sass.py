@@ -37,7 +37,6 @@ nvidia-cuda-cuobjdump (requirements.txt; make test installs it into .venv).
     tests/sass.py --show PROGRAM ARCH [KERNEL-REGEX]   the SASS of a program's kernels (for writing claims)
 """
 import argparse
-import functools
 import os
 import re
 import shlex

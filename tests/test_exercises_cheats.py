@@ -196,19 +196,40 @@ SASS_CHEATS = [p for p in CHEATS if parse(p)["needs"] == "sass"]
 
 @pytest.mark.xdist_group("exercise-build")
 @pytest.mark.parametrize("path", SASS_CHEATS, ids=[f"{p.parent.name}/{p.stem}" for p in SASS_CHEATS])
-def test_cheat_refused_by_its_machine_code(path, tmp_path):
-    """A region that names the mechanism without using it (an atomicAdd or a __syncthreads of its own):
-    it builds, and the exercise's `sass` rule (tools/exercises.py sass_missing, cuobjdump -sass of the
-    built program) finds no instruction of the mechanism - no GPU needed."""
+def test_cheat_refused_by_its_machine_code(path, tmp_path, monkeypatch):
+    """A region that names the mechanism without using it in the kernel (an atomicAdd or a __syncthreads
+    of its own, an atomic in a kernel nobody launches): it builds, and grade - the run taken as passed -
+    says `not yet` by the exercise's `sass` rule (tools/exercises.py sass_missing, cuobjdump -sass of the
+    built program's kernel), no GPU needed."""
     if not ex.find_tool("cuobjdump"):
         pytest.skip("cuobjdump not found (the CUDA Toolkit's, or pip install nvidia-cuda-cuobjdump)")
     chapter, entry = ENTRIES[path.parent.name]
     (tmp_path / entry.source).write_text("\n".join(cheated_lines(path)) + "\n")
     rc, log = build(chapter, tmp_path)
     assert rc == 0, log[-3000:]
-    reason = ex.sass_missing(entry, tmp_path / entry.program)
+    monkeypatch.setattr(ex, "check_program", lambda e, binary: ("solved", ""))  # the run: a GPU's
+    status, reason = ex.grade(ROOT / chapter, entry, tmp_path, tmp_path)
+    assert status == "not yet", reason
     for w in parse(path)["detected"].split(","):
         assert w.strip() in reason, reason
+
+
+@pytest.mark.xdist_group("exercise-build")
+def test_sass_rule_wants_machine_code(tmp_path, monkeypatch):
+    """A PTX-only build (ARCH=compute_90) holds no SASS of the kernel: the sass rule cannot be read, and
+    grade says `not yet` with how to build, rather than `solved` unread (third review of 4ebad3b)."""
+    if not ex.find_tool("cuobjdump"):
+        pytest.skip("cuobjdump not found (the CUDA Toolkit's, or pip install nvidia-cuda-cuobjdump)")
+    chapter, entry = ENTRIES["racy_count"]
+    (tmp_path / entry.source).write_text((ROOT / chapter / "exercises" / "solutions" / entry.source).read_text())
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEFILES")}
+    r = subprocess.run(["make", "--no-print-directory", "-C", str(ROOT / chapter), "exercises-build",
+                        f"EX_SRC={tmp_path}", f"EX_BIN={tmp_path}", "ARCH=compute_90"],
+                       capture_output=True, text=True, env=env, timeout=1800)
+    assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
+    monkeypatch.setattr(ex, "check_program", lambda e, binary: ("solved", ""))
+    status, reason = ex.grade(ROOT / chapter, entry, tmp_path, tmp_path)
+    assert status == "not yet" and "shows no machine code of count_above" in reason, reason
 
 
 BINARY_CHEATS = [p for p in CHEATS if parse(p)["needs"] == "binary"]

@@ -1359,42 +1359,68 @@ def missing_use(ex, src_file):
     return ""
 
 
-def region_sass(binary):
-    """{mangled name: [opcode with modifiers]} of the functions of the built program that its region
-    compiled (namespace yours: mangled _ZN5yours...), from cuobjdump -sass; None when cuobjdump is not
-    found or the file holds no SASS of the region (PTX only)."""
+def region_kernels(ex):
+    """The kernels of the exercise's published region (`__global__ ... NAME(`): the functions whose
+    machine code the `sass` rule reads - a kernel of the region's own that the program never launches
+    is not one of them."""
+    published = ROOT / ex.chapter / "exercises" / ex.source
+    if not ex.source or not published.exists():
+        return []
+    lines = published.read_text().splitlines()
+    f = fence(lines)
+    region = strip_code("\n".join(lines[f[0] + 1:f[1]])) if f else ""
+    return re.findall(r"__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?"
+                      r"([A-Za-z_]\w*)\s*\(", region)
+
+
+def region_sass(binary, kernels=()):
+    """{mangled name: [opcode with modifiers]} of the kernels `kernels` of namespace yours (all of its
+    functions when none is named) in the built program, from cuobjdump -sass: a kernel's listing holds
+    the device functions it calls. None when cuobjdump is not found or cannot read the file; {} when
+    the file holds no SASS of them (a PTX-only build)."""
     tool = find_tool("cuobjdump")
     if not tool:
         return None
     try:
-        r = subprocess.run([tool, "-sass", str(binary)], capture_output=True, text=True, env=tool_env(), timeout=120)
+        r = subprocess.run([tool, "-sass", str(binary)], capture_output=True, text=True, env=tool_env(), timeout=300)
     except (OSError, subprocess.TimeoutExpired):
         return None
+    if r.returncode != 0:
+        return None
+    prefixes = [f"_ZN5yours{len(k)}{k}E" for k in kernels] or ["_ZN5yours"]
     funcs, cur = {}, None
     for line in r.stdout.splitlines():
         m = re.match(r"\s*Function : (\S+)", line)
         if m:
-            cur = m.group(1) if m.group(1).startswith("_ZN5yours") else None
+            cur = m.group(1) if any(m.group(1).startswith(p) for p in prefixes) else None
             if cur:
                 funcs.setdefault(cur, [])
             continue
         m = re.match(r"^\s*/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_.]*)", line)
         if m and cur:
             funcs[cur].append(m.group(1))
-    return funcs or None
+    return funcs
 
 
 def sass_missing(ex, binary):
-    """The exercise's `sass` rule: for each entry, the machine code of the region's functions (what
-    cuobjdump -sass prints) must hold an instruction whose opcode is one of the entry's (ATOM is ATOM
-    or ATOM.ANY.MODIFIERS). Whatever the region names, a correct result without the mechanism has no
-    such instruction. The reason for the first entry it lacks, or '' (also when cuobjdump or the SASS
-    is not there: then only the `uses` reading of the text applies)."""
+    """The exercise's `sass` rule: for each entry, the machine code of the region's kernel (what
+    cuobjdump -sass prints for the kernel of the published region, with the device functions it
+    calls) must hold an instruction whose opcode is one of the entry's (ATOM is ATOM or
+    ATOM.ANY.MODIFIERS). Whatever the region names, a kernel without the mechanism has no such
+    instruction; whether the instruction does the work, it cannot tell (an atomicAdd of 0 beside a
+    serial count passes: the instructor reads the region). The reason for the first entry it lacks,
+    or ''; '' also without cuobjdump (then only the `uses` reading of the text applies). A file without
+    SASS of the kernel (built for a compute_ architecture only) is `not yet`: the rule cannot be read."""
     if not ex.sass:
         return ""
-    funcs = region_sass(binary)
+    kernels = region_kernels(ex)
+    funcs = region_sass(binary, kernels)
     if funcs is None:
         return ""
+    if not funcs:
+        return (f"cuobjdump -sass {binary.name} shows no machine code of {', '.join(kernels) or 'your region'}: "
+                f"build it for your GPU's sm_ architecture (make exercises; not ARCH=compute_XX, which keeps PTX "
+                f"only), so that make check can read the instructions the exercise's fix compiles to")
     ops = [op for body in funcs.values() for op in body]
     for alternatives in ex.sass:
         if not any(op == a or op.startswith(a + ".") for op in ops for a in alternatives):

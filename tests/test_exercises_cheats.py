@@ -215,6 +215,43 @@ def test_cheat_refused_by_its_machine_code(path, tmp_path, monkeypatch):
 
 
 @pytest.mark.xdist_group("exercise-build")
+def test_sass_rule_kernel_in_a_nested_namespace(tmp_path, monkeypatch):
+    """A correct kernel defined in a namespace of the region's own and exported with a using line
+    builds, but its machine code is not yours::count_above: the rule says so (it used to tell the
+    student to rebuild for an sm_ architecture, which could not help; fourth review of c10d17e)."""
+    if not ex.find_tool("cuobjdump"):
+        pytest.skip("cuobjdump not found (the CUDA Toolkit's, or pip install nvidia-cuda-cuobjdump)")
+    chapter, entry = ENTRIES["racy_count"]
+    published = (ROOT / chapter / "exercises" / entry.source).read_text().splitlines()
+    begin, end = ex.fence(published)
+    region = ["namespace impl {",
+              "__global__ void count_above(const int* __restrict__ in, int n, int threshold, unsigned* count) {",
+              "    int i = blockIdx.x * BLOCK + threadIdx.x;",
+              "    if (i < n && in[i] > threshold) atomicAdd(count, 1u);",
+              "}",
+              "}  // namespace impl",
+              "using impl::count_above;"]
+    (tmp_path / entry.source).write_text("\n".join(published[:begin + 1] + region + published[end:]) + "\n")
+    assert ex.tampering(entry, tmp_path / entry.source, ROOT / chapter / "exercises" / entry.source) == ""
+    rc, log = build(chapter, tmp_path)
+    assert rc == 0, log[-3000:]
+    monkeypatch.setattr(ex, "check_program", lambda e, binary: ("solved", ""))
+    status, reason = ex.grade(ROOT / chapter, entry, tmp_path, tmp_path)
+    assert status == "not yet" and "defined directly in your region" in reason, reason
+
+
+def test_sass_rule_when_cuobjdump_fails(tmp_path, monkeypatch):
+    """A cuobjdump that cannot read the program is `not yet` with its message, not `solved` unread."""
+    fake = tmp_path / "cuobjdump"
+    fake.write_text("#!/bin/sh\necho 'cuobjdump fatal: cannot read this ELF' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(ex, "find_tool", lambda name: str(fake))
+    chapter, entry = ENTRIES["racy_count"]
+    reason = ex.sass_missing(entry, tmp_path / entry.program)
+    assert "could not read the machine code of count_above" in reason and "cannot read this ELF" in reason, reason
+
+
+@pytest.mark.xdist_group("exercise-build")
 def test_sass_rule_wants_machine_code(tmp_path, monkeypatch):
     """A PTX-only build (ARCH=compute_90) holds no SASS of the kernel: the sass rule cannot be read, and
     grade says `not yet` with how to build, rather than `solved` unread (third review of 4ebad3b)."""
@@ -229,7 +266,7 @@ def test_sass_rule_wants_machine_code(tmp_path, monkeypatch):
     assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
     monkeypatch.setattr(ex, "check_program", lambda e, binary: ("solved", ""))
     status, reason = ex.grade(ROOT / chapter, entry, tmp_path, tmp_path)
-    assert status == "not yet" and "shows no machine code of count_above" in reason, reason
+    assert status == "not yet" and "shows no machine code" in reason and "compute_XX" in reason, reason
 
 
 BINARY_CHEATS = [p for p in CHEATS if parse(p)["needs"] == "binary"]

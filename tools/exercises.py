@@ -109,11 +109,14 @@ literals removed, must hold, for each entry, one of its names (NAME|NAME: altern
 atomicAdd` or a __device__ atomicInc of its own; missing_use). grade applies it after a run that
 passed, so that an unchanged exercise shows its own failure rather than a reason that names the fix.
 It reads the text only: a call in code that never runs passes it, and reading the region stays the
-instructor's job. `sass` then reads the built program's machine code (sass_missing: cuobjdump -sass,
-the functions of namespace yours): the same mechanism as instructions (racy_count: an atomic on
+instructor's job. `sass` then reads the built program's machine code (sass_missing: cuobjdump -sass
+of the published region's kernel, yours::NAME, with the device functions it calls - not a kernel of
+the region's that nobody launches): the same mechanism as instructions (racy_count: an atomic on
 global memory, ATOM/RED; sum_overflow and reduce_sync: STS, LDS and BAR.SYNC or BAR.RED), which no
-function or variable of the region's own named atomicAdd or __syncthreads compiles to. Without
-cuobjdump (or without the region's SASS in the file) only the reading of the text remains.
+function or variable of the region's own named atomicAdd or __syncthreads compiles to. It reads that
+the instructions are there, not that they do the work. A file without machine code (a PTX-only
+build), a cuobjdump that fails, or a kernel defined elsewhere than directly in the region is `not
+yet`; without cuobjdump only the reading of the text remains.
 
 exercises.txt keys: kind, section (manual section, number and title), title, source (fix/faster:
 the .cu file), args, sanitizer (comma list), measure, target, expect (predict: a number, a range
@@ -125,7 +128,7 @@ commas inside its <<<...>>> and parentheses), uses (fix/faster: a comma list of 
 more names separated by `|`, e.g. `__shared__, __syncthreads()|__syncthreads_count()`: the region
 must use one name of every entry, a NAME() as a call, above), sass (fix/faster: a comma list of
 entries, each one or more SASS opcodes separated by `|`, e.g. `ATOM|RED`: the machine code of the
-region's functions must hold one opcode of every entry, below), timeout (seconds per run).
+published region's kernel must hold one opcode of every entry, above), timeout (seconds per run).
 
 Hints are graded: the first `not yet` of an exercise shows hint1, later ones hint2 as well. The
 count is kept in BIN/.attempts.json. Exit status: 0 all solved, 1 some not yet, 77 none not yet
@@ -1374,24 +1377,26 @@ def region_kernels(ex):
 
 
 def region_sass(binary, kernels=()):
-    """{mangled name: [opcode with modifiers]} of the kernels `kernels` of namespace yours (all of its
-    functions when none is named) in the built program, from cuobjdump -sass: a kernel's listing holds
-    the device functions it calls. None when cuobjdump is not found or cannot read the file; {} when
-    the file holds no SASS of them (a PTX-only build)."""
+    """What cuobjdump -sass shows of the built program: (listed, funcs) - listed, whether it printed
+    machine code of any function; funcs, {mangled name: [opcode with modifiers]} of the kernels
+    `kernels` defined directly in namespace yours (all of its functions when none is named), a
+    kernel's listing holding the device functions it calls. (None, reason) when cuobjdump is not found
+    (reason '') or fails (reason: its message)."""
     tool = find_tool("cuobjdump")
     if not tool:
-        return None
+        return None, ""
     try:
         r = subprocess.run([tool, "-sass", str(binary)], capture_output=True, text=True, env=tool_env(), timeout=300)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return None, f"{tool} -sass {binary.name}: {e}"
     if r.returncode != 0:
-        return None
+        return None, f"{tool} -sass {binary.name}: {(r.stderr.strip() or r.stdout.strip())[:200]}"
     prefixes = [f"_ZN5yours{len(k)}{k}E" for k in kernels] or ["_ZN5yours"]
-    funcs, cur = {}, None
+    funcs, cur, listed = {}, None, False
     for line in r.stdout.splitlines():
         m = re.match(r"\s*Function : (\S+)", line)
         if m:
+            listed = True
             cur = m.group(1) if any(m.group(1).startswith(p) for p in prefixes) else None
             if cur:
                 funcs.setdefault(cur, [])
@@ -1399,28 +1404,33 @@ def region_sass(binary, kernels=()):
         m = re.match(r"^\s*/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_.]*)", line)
         if m and cur:
             funcs[cur].append(m.group(1))
-    return funcs
+    return listed, funcs
 
 
 def sass_missing(ex, binary):
-    """The exercise's `sass` rule: for each entry, the machine code of the region's kernel (what
-    cuobjdump -sass prints for the kernel of the published region, with the device functions it
-    calls) must hold an instruction whose opcode is one of the entry's (ATOM is ATOM or
-    ATOM.ANY.MODIFIERS). Whatever the region names, a kernel without the mechanism has no such
-    instruction; whether the instruction does the work, it cannot tell (an atomicAdd of 0 beside a
-    serial count passes: the instructor reads the region). The reason for the first entry it lacks,
-    or ''; '' also without cuobjdump (then only the `uses` reading of the text applies). A file without
-    SASS of the kernel (built for a compute_ architecture only) is `not yet`: the rule cannot be read."""
+    """The exercise's `sass` rule: for each entry, the machine code of the published region's kernel
+    (what cuobjdump -sass prints for yours::NAME, with the device functions it calls) must hold an
+    instruction whose opcode is one of the entry's (ATOM is ATOM or ATOM.ANY.MODIFIERS). A function of
+    the region's own named like CUDA's compiles to no such instruction; whether the instruction does
+    the work, the rule cannot tell (an atomicAdd of 0 beside a serial count passes: the instructor
+    reads the region). The reason for the first entry it lacks, or ''. Without cuobjdump: '' (only the
+    `uses` reading of the text applies). `not yet` when cuobjdump fails, when the file holds no
+    machine code (built for a compute_ architecture only), or when the kernel is not yours::NAME."""
     if not ex.sass:
         return ""
     kernels = region_kernels(ex)
-    funcs = region_sass(binary, kernels)
-    if funcs is None:
-        return ""
+    listed, funcs = region_sass(binary, kernels)
+    names = ", ".join(kernels) or "your region's kernel"
+    if listed is None:
+        return (f"make check could not read the machine code of {names} ({funcs}): it reads it with the CUDA "
+                f"Toolkit's cuobjdump, which must be able to read what your nvcc built") if funcs else ""
+    if not listed:
+        return (f"cuobjdump -sass {binary.name} shows no machine code: build it for your GPU's sm_ architecture "
+                f"(make exercises; not ARCH=compute_XX, which keeps PTX only), so that make check can read the "
+                f"instructions the exercise's fix compiles to")
     if not funcs:
-        return (f"cuobjdump -sass {binary.name} shows no machine code of {', '.join(kernels) or 'your region'}: "
-                f"build it for your GPU's sm_ architecture (make exercises; not ARCH=compute_XX, which keeps PTX "
-                f"only), so that make check can read the instructions the exercise's fix compiles to")
+        return (f"cuobjdump -sass {binary.name} shows no kernel {names} defined directly in your region (in a "
+                f"namespace of its own inside the region?): define {names} in the region itself, as published")
     ops = [op for body in funcs.values() for op in body]
     for alternatives in ex.sass:
         if not any(op == a or op.startswith(a + ".") for op in ops for a in alternatives):

@@ -342,6 +342,9 @@ def test_uses_after_a_passing_run(tmp_path, monkeypatch):
     tools.mkdir()
     write_script(tools / "compute-sanitizer", FAKE_SANITIZER)
     monkeypatch.setenv("PATH", f"{tools}:{os.environ['PATH']}")
+    # the fake programs are shell scripts, with no machine code for the `sass` rule to read (a real
+    # build's is read in test_solutions_pass_the_sass_rule and tests/test_exercises_cheats.py)
+    monkeypatch.setattr(ex, "sass_missing", lambda e, binary: "")
     chapter = ROOT / "07_atomics"
     entry = next(e for e in ex.load(chapter) if e.name == "racy_count")
     work = tmp_path / "work"
@@ -435,6 +438,9 @@ def test_tampering_is_not_yet(chapter, entry, tmp_path, monkeypatch):
     tools.mkdir()
     write_script(tools / "compute-sanitizer", FAKE_SANITIZER)
     monkeypatch.setenv("PATH", f"{tools}:{os.environ['PATH']}")
+    # the fake programs are shell scripts, with no machine code for the `sass` rule to read (a real
+    # build's is read in test_solutions_pass_the_sass_rule and tests/test_exercises_cheats.py)
+    monkeypatch.setattr(ex, "sass_missing", lambda e, binary: "")
     chapter_dir = ROOT / chapter
     # The solution's text: the published exercise outside the region, and a region that keeps what
     # the exercise requires (launch_config's CHECK_LAUNCH(): the published region lacks it).

@@ -9,17 +9,22 @@ from pathlib import Path
 
 @functools.lru_cache(None)
 def find_tool(name):
-    """A CUDA binary tool (cuobjdump, nvdisasm): PATH, $CUDA_PATH/bin, next to nvcc, or a PyPI package
-    nvidia-cuda-NAME (nvidia/cu*/bin/NAME on sys.path). None if nowhere."""
+    """A CUDA binary tool (cuobjdump, nvdisasm): next to the nvcc on PATH (the toolkit that built the
+    programs, which can read what it built), $CUDA_PATH/bin, PATH, or a PyPI package nvidia-cuda-NAME
+    (nvidia/cu*/bin/NAME on sys.path). None if nowhere."""
+    dirs = []
+    nvcc = shutil.which("nvcc")
+    if nvcc:
+        dirs.append(Path(nvcc).resolve().parent)
+    if os.environ.get("CUDA_PATH"):
+        dirs.append(Path(os.environ["CUDA_PATH"]) / "bin")
+    for d in dirs:
+        if (d / name).is_file() and os.access(d / name, os.X_OK):
+            return str(d / name)
     p = shutil.which(name)
     if p:
         return p
     dirs = []
-    if os.environ.get("CUDA_PATH"):
-        dirs.append(Path(os.environ["CUDA_PATH"]) / "bin")
-    nvcc = shutil.which("nvcc")
-    if nvcc:
-        dirs.append(Path(nvcc).resolve().parent)
     for d in sys.path:
         dirs += sorted(Path(d).glob("nvidia/cu*/bin"), reverse=True) if d and Path(d).is_dir() else []
     for d in dirs:

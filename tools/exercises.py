@@ -1411,7 +1411,8 @@ def sass_missing(ex, binary):
     """The exercise's `sass` rule: for each entry, the machine code of the published region's kernel
     (what cuobjdump -sass prints for yours::NAME, with the device functions it calls) must hold an
     instruction whose opcode is one of the entry's (ATOM is ATOM or ATOM.ANY.MODIFIERS). A function of
-    the region's own named like CUDA's compiles to no such instruction; whether the instruction does
+    the region's own named like CUDA's that is no atomic or barrier compiles to no such instruction;
+    whether the instruction does
     the work, the rule cannot tell (an atomicAdd of 0 beside a serial count passes: the instructor
     reads the region). The reason for the first entry it lacks, or ''. Without cuobjdump: '' (only the
     `uses` reading of the text applies). `not yet` when cuobjdump fails, when the file holds no
@@ -1425,17 +1426,19 @@ def sass_missing(ex, binary):
         return (f"make check could not read the machine code of {names} ({funcs}): it reads it with the CUDA "
                 f"Toolkit's cuobjdump, which must be able to read what your nvcc built") if funcs else ""
     if not listed:
-        return (f"cuobjdump -sass {binary.name} shows no machine code: build it for your GPU's sm_ architecture "
-                f"(make exercises; not ARCH=compute_XX, which keeps PTX only), so that make check can read the "
-                f"instructions the exercise's fix compiles to")
+        return (f"cuobjdump -sass {binary.name} shows no machine code: rebuild it for your GPU's sm_ architecture "
+                f"(make -B exercises, without ARCH=compute_XX, which keeps PTX only - make alone does not rebuild "
+                f"when only the flags changed), so that make check can read the instructions the exercise's fix "
+                f"compiles to")
     if not funcs:
         return (f"cuobjdump -sass {binary.name} shows no kernel {names} defined directly in your region (in a "
                 f"namespace of its own inside the region?): define {names} in the region itself, as published")
     ops = [op for body in funcs.values() for op in body]
     for alternatives in ex.sass:
         if not any(op == a or op.startswith(a + ".") for op in ops for a in alternatives):
-            return (f"the machine code of your region (cuobjdump -sass {binary.name}) has no "
-                    f"{' or '.join(alternatives)} instruction, which the exercise's fix compiles to: the result "
+            return (f"the machine code of {names}, the kernel the program launches (cuobjdump -sass {binary.name}, "
+                    f"with the device functions it calls), has no {' or '.join(alternatives)} instruction, which "
+                    f"the exercise's fix compiles to: the result "
                     f"is right, but not by the mechanism the exercise teaches - its section of exercises/README.md "
                     f"says what this check reads")
     return ""

@@ -29,8 +29,8 @@ Columns are separated by '|'; inside a regular expression an alternative is writ
 
 The SASS comes from the program as built when the binary holds that architecture's code (cuobjdump
 -sass -arch), else from a cubin compiled here with the program's own make command line (make -n -B,
-its flags, -cubin -arch=ARCH). cuobjdump: on PATH, in $CUDA_PATH/bin, or the PyPI package
-nvidia-cuda-cuobjdump (requirements.txt; make test installs it into .venv).
+its flags, -cubin -arch=ARCH). cuobjdump (tools/cuda_tools.py): beside nvcc, in $CUDA_PATH/bin, on
+PATH, or the PyPI package nvidia-cuda-cuobjdump (requirements.txt; make test installs it into .venv).
 
     tests/sass.py                           every claim; exit 0 if all hold
     tests/sass.py --chapter=02_memory       one chapter's file
@@ -280,7 +280,7 @@ def main():
     ap.add_argument("--show", nargs="+", metavar="ARG")
     a = ap.parse_args()
     if not find_tool("cuobjdump"):
-        print("sass: cuobjdump not found (PATH, $CUDA_PATH/bin, or pip install nvidia-cuda-cuobjdump)")
+        print("sass: cuobjdump not found (beside nvcc, $CUDA_PATH/bin, PATH, or pip install nvidia-cuda-cuobjdump)")
         return 77
     cache = SassCache()
     if a.show:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 @functools.lru_cache(None)
 def find_tool(name):
-    """A CUDA binary tool (cuobjdump, nvdisasm): next to the nvcc on PATH (the toolkit that built the
-    programs, which can read what it built), $CUDA_PATH/bin, PATH, or a PyPI package nvidia-cuda-NAME
-    (nvidia/cu*/bin/NAME on sys.path). None if nowhere."""
+    """A CUDA binary tool (cuobjdump, nvdisasm): next to the nvcc on PATH (normally the toolkit that
+    built the programs, which can read what it built; make's NVCC= can name another), $CUDA_PATH/bin,
+    PATH, or a PyPI package nvidia-cuda-NAME (nvidia/cu*/bin/NAME on sys.path). None if nowhere."""
     dirs = []
     nvcc = shutil.which("nvcc")
     if nvcc:

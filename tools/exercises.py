@@ -1426,10 +1426,10 @@ def sass_missing(ex, binary):
         return (f"make check could not read the machine code of {names} ({funcs}): it reads it with the CUDA "
                 f"Toolkit's cuobjdump, which must be able to read what your nvcc built") if funcs else ""
     if not listed:
-        return (f"cuobjdump -sass {binary.name} shows no machine code: rebuild it for your GPU's sm_ architecture "
-                f"(make -B exercises, without ARCH=compute_XX, which keeps PTX only - make alone does not rebuild "
-                f"when only the flags changed), so that make check can read the instructions the exercise's fix "
-                f"compiles to")
+        return (f"cuobjdump -sass {binary.name} shows no machine code (built for a compute_ architecture only, "
+                f"PTX): delete {binary} and run make check again without ARCH=compute_XX (make does not rebuild a "
+                f"program when only the flags changed), so that make check can read the instructions the "
+                f"exercise's fix compiles to")
     if not funcs:
         return (f"cuobjdump -sass {binary.name} shows no kernel {names} defined directly in your region (in a "
                 f"namespace of its own inside the region?): define {names} in the region itself, as published")

@@ -40,7 +40,6 @@ import argparse
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -49,7 +48,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
-from cuda_tools import find_tool, tool_env  # noqa: E402  (tools/exercises.py reads SASS too)
+from cuda_tools import find_tool, parse_sass, tool_env  # noqa: E402  (tools/exercises.py reads SASS too)
 CLAIMS_DIR = ROOT / "tests" / "sass_claims"
 OPS = {"==": lambda a, b: a == b, ">=": lambda a, b: a >= b, "<=": lambda a, b: a <= b}
 SCOPES = ("function", "max-loop")  # and before:REGEX
@@ -157,42 +156,6 @@ def binary_archs(binary):
 
 
 # ---- reading SASS --------------------------------------------------------------------------------
-
-INSTR = re.compile(r"^\s*/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
-
-
-def demangle(names):
-    tool = shutil.which("c++filt") or shutil.which("cu++filt")
-    if not tool or not names:
-        return {n: n for n in names}
-    r = subprocess.run([tool], input="\n".join(names), capture_output=True, text=True)
-    out = r.stdout.splitlines()
-    return dict(zip(names, out)) if len(out) == len(names) else {n: n for n in names}
-
-
-def parse_sass(text):
-    """{demangled function name: [(address, opcode with modifiers, operand text)]}."""
-    funcs, cur = {}, None
-    for line in text.splitlines():
-        m = re.match(r"\s*Function : (\S+)", line)
-        if m:
-            cur = m.group(1)
-            k = 2
-            while cur in funcs:  # the same name in another ELF image of the file: kept apart
-                cur = f"{m.group(1)} [{k}]"
-                k += 1
-            funcs[cur] = []
-            continue
-        m = INSTR.match(line)
-        if m and cur is not None:
-            body = m.group(2).strip()
-            body = re.sub(r"^@!?U?P[T0-9]+\s+", "", body)
-            op, _, rest = body.partition(" ")
-            funcs[cur].append((int(m.group(1), 16), op, rest))
-    base = {k: k.split(" [")[0] for k in funcs}
-    names = demangle(sorted(set(base.values())))
-    return {names[base[k]] + k[len(base[k]):]: v for k, v in funcs.items()}
-
 
 def sass_text(path, arch):
     r = sh([find_tool("cuobjdump"), "-sass", "-arch", arch, str(path)], env=tool_env())

@@ -155,7 +155,7 @@ import sys
 import time
 from pathlib import Path
 
-from cuda_tools import find_tool, tool_env  # tools/cuda_tools.py: cuobjdump for the `sass` rule
+from cuda_tools import find_tool, parse_sass, tool_env  # tools/cuda_tools.py: cuobjdump for the `sass` rule
 
 ROOT = Path(__file__).resolve().parent.parent
 KINDS = ("predict", "fix", "faster")
@@ -1392,19 +1392,10 @@ def region_sass(binary, kernels=()):
     if r.returncode != 0:
         return None, f"{tool} -sass {binary.name}: {(r.stderr.strip() or r.stdout.strip())[:200]}"
     prefixes = [f"_ZN5yours{len(k)}{k}E" for k in kernels] or ["_ZN5yours"]
-    funcs, cur, listed = {}, None, False
-    for line in r.stdout.splitlines():
-        m = re.match(r"\s*Function : (\S+)", line)
-        if m:
-            listed = True
-            cur = m.group(1) if any(m.group(1).startswith(p) for p in prefixes) else None
-            if cur:
-                funcs.setdefault(cur, [])
-            continue
-        m = re.match(r"^\s*/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_.]*)", line)
-        if m and cur:
-            funcs[cur].append(m.group(1))
-    return listed, funcs
+    listed = parse_sass(r.stdout, demangled=False)
+    funcs = {name: [op for _, op, _ in body] for name, body in listed.items()
+             if any(name.startswith(p) for p in prefixes)}
+    return bool(listed), funcs
 
 
 def sass_missing(ex, binary):

@@ -9,7 +9,9 @@
 // REGION_GUARD(witness_now) compiles only when `witness_now`, looked up where the line is, is the one
 // entity ::witness_now: a region that declares a name of that spelling (a local in any form, an
 // overload, a function of the same signature - in namespace yours each is yours::witness_now) makes
-// the lookup find the region's, and the static_assert stops the build. For a function template write
+// the lookup find the region's, and the static_assert stops the build (for a non-static local of a
+// region inside main the compiler stops first, with its own error: such a local is no valid template
+// argument). For a function template write
 // the specialization the code calls, REGION_GUARD(random_vector<float>). REGION_GUARD_TYPE(Verdict):
 // the same for a class. A name that is not on a guard line is not reported this way (the exercise's
 // check, tools/exercises.py, refuses the declarations it reads by their text), but it still replaces

@@ -74,7 +74,7 @@ int main(int argc, char** argv) {
 
     cudaChannelFormatDesc ch = cudaCreateChannelDesc<float>();
     cudaArray_t arr;
-    CHECK(cudaMallocArray(&arr, &ch, n, 1));
+    CHECK(cudaMallocArray(&arr, &ch, n, 0));  // height 0: a 1D array, as tex1D reads it (height 1 would make it 2D, n x 1)
     CHECK(cudaMemcpy2DToArray(arr, 0, 0, in.data(), n * sizeof(float), n * sizeof(float), 1, cudaMemcpyHostToDevice));
     cudaTextureObject_t tex = make_texture(arr);
     float* d_out;

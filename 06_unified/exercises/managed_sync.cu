@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
     }
 
     // 32 blocks, on most GPUs all resident at once: the kernel takes about --work-ms.
-    // The stop event is recorded right after the launch, without waiting: the elapsed time is the kernel's.
+    // The stop event is recorded after your region: the kernel's time, plus any wait your fix adds.
     cudaEvent_t start, stop;
     CHECK(cudaEventCreate(&start));
     CHECK(cudaEventCreate(&stop));

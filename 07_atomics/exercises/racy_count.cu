@@ -45,7 +45,7 @@ REGION_GUARD(count_cpu); REGION_GUARD(random_vector<int>); REGION_GUARD(lab_corr
 int main(int argc, char** argv) {
     Args args(argc, argv, "Counts the values above a threshold with one global counter.");
     int n = (int)args.integer("n", 1000003, 1, 1 << 28, "number of values (one thread each)");
-    int threshold = (int)args.integer("threshold", 500, 0, 999, "count the values > threshold (values in [0, 999])");
+    int threshold = (int)args.integer("threshold", 500, 0, 998, "count the values > threshold (values in [0, 999])");
     args.parse_or_exit();
     select_device(args.device());
 

@@ -3,9 +3,8 @@
 // Manual: N 6.3.2 向量求和代码 (the per-block tree and its __syncthreads());
 //         G 5.2.1 应用程序层次 (threads of a block share data through shared memory and barriers).
 // Your task: block_sums adds the 256 values of each block with a tree in shared memory, one
-//         64-bit partial sum per block; the CPU adds the partials. The sums come out wrong (on the H100
-//         nearly all: the compiled read of s[t + len] runs ahead of its store); racecheck names the two
-//         lines, also on a run that happens to pass: find the bug with compute-sanitizer and fix it.
+//         64-bit partial sum per block; the CPU adds the partials. The sums are wrong (on the H100 nearly
+//         all); racecheck names the race even in a run that passes: find it with compute-sanitizer, fix it.
 // Build and check (from 03_shared): `make exercises` builds workspace/reduce_sync from your copy in
 //         workspace/; `make check` runs it and compute-sanitizer --tool racecheck on it.
 //         By hand: cd workspace && compute-sanitizer --tool racecheck ./reduce_sync --n=100003

@@ -21,9 +21,9 @@ void scale_cpu(const float* in, float* out, int width, int height, float s) {
     for (long long i = 0; i < (long long)width * height; ++i) out[i] = s * in[i];
 }
 
-// in: height rows of width floats, each row starting `pitch` bytes after the previous one;
 namespace yours {  // Your region is a namespace of its own: the code after it calls only what the using line names.
 // ---- your change: begin ----
+// in: height rows of width floats, each row starting `pitch` bytes after the previous one;
 // out: the same values times s, rows packed densely (width floats apart).
 __global__ void scale_pitched(const float* in, size_t pitch, float* out, int width, int height, float s) {
     int c = blockIdx.x * blockDim.x + threadIdx.x;

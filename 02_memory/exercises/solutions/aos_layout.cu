@@ -180,7 +180,7 @@ int main(int argc, char** argv) {
     const long long size = FIELDS * n + FIELDS * 32;  // the buffer, in ints
     size_t bytes = n * 8 * sizeof(int);               // 7 ints read + 1 written per pixel: the useful bytes
     std::printf("n = %lld pixels, %.1f MB of useful data (%.1fx the L2), a buffer of %lld ints\n", n, bytes / 1e6,
-                (double)bytes / dev.prop.l2CacheSize, size);
+                (double)bytes / dev.real.l2CacheSize, size);
     if (seed)
         std::printf("seed = %lld: the timed rounds' keys derive from it (the same input as any run with it)\n", seed);
     else
